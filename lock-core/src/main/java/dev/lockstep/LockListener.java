@@ -1,0 +1,31 @@
+package dev.lockstep;
+
+import java.time.Duration;
+
+/**
+ * Observes what Lockstep does; every method has a no-op default. Implementations must be fast
+ * and must not throw: they run on the caller's thread or on Lockstep's timer thread.
+ */
+public interface LockListener {
+
+	/** A lock was acquired after waiting {@code waited}. */
+	default void acquired(String key, long fencingToken, Duration waited) {
+	}
+
+	/** A lock was not acquired: it stayed held elsewhere for {@code waited}. */
+	default void notAcquired(String key, Duration waited) {
+	}
+
+	/** A lock was released after being held for {@code held}. */
+	default void released(String key, Duration held) {
+	}
+
+	/** A lock was lost while its holder still believed it held it. */
+	default void lost(LockLostEvent event) {
+	}
+
+	/** A guarded job's firing was skipped because another instance holds or ran it. */
+	default void jobSkipped(String job, String reason) {
+	}
+
+}

@@ -1,0 +1,97 @@
+package dev.lockstep.lock;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import dev.lockstep.redis.RedisScripts;
+
+/**
+ * Renews the leases of held locks that have no explicit lease, a third of the lease after the
+ * last confirmation, from the one timer thread of the lock service. Renewals due on the same tick
+ * go together: one script call per cluster slot (one call in all on a single server).
+ */
+final class LeaseWatchdog {
+
+	private static final Logger logger = LoggerFactory.getLogger(LeaseWatchdog.class);
+
+	private static final int MAX_BATCH = 128;
+
+	private final LockScripts scripts;
+
+	private final LostLocks lostLocks;
+
+	private final Set<HeldLock> watched = ConcurrentHashMap.newKeySet();
+
+	LeaseWatchdog(LockScripts scripts, LostLocks lostLocks) {
+		this.scripts = scripts;
+		this.lostLocks = lostLocks;
+	}
+
+	void watch(HeldLock lock) {
+		this.watched.add(lock);
+	}
+
+	void unwatch(HeldLock lock) {
+		this.watched.remove(lock);
+	}
+
+	int size() {
+		return this.watched.size();
+	}
+
+	void tick() {
+		long now = System.nanoTime();
+		Map<Integer, List<HeldLock>> dueBySlot = new HashMap<>();
+		for (HeldLock lock : this.watched) {
+			if (!lock.isActive()) {
+				this.watched.remove(lock);
+			}
+			else if (now - lock.confirmedUntilNanos() >= 0) {
+				this.watched.remove(lock);
+				this.lostLocks.lost(lock, "its lease ran out before Redis confirmed a renewal");
+			}
+			else if (lock.renewalDue(now) && lock.startRenewal()) {
+				int slot = this.scripts.isCluster() ? RedisScripts.slot(lock.keys().lock()) : 0;
+				dueBySlot.computeIfAbsent(slot, (key) -> new ArrayList<>()).add(lock);
+			}
+		}
+		for (List<HeldLock> due : dueBySlot.values()) {
+			for (int from = 0; from < due.size(); from += MAX_BATCH) {
+				renew(due.subList(from, Math.min(due.size(), from + MAX_BATCH)), now);
+			}
+		}
+	}
+
+	private void renew(List<HeldLock> batch, long sentAtNanos) {
+		this.scripts.renew(batch).whenComplete((renewed, error) -> {
+			for (int i = 0; i < batch.size(); i++) {
+				HeldLock lock = batch.get(i);
+				if (error == null && renewed.get(i) == 1L) {
+					lock.confirm(sentAtNanos, lock.leaseNanos());
+				}
+				else if (error == null && this.watched.remove(lock) && lock.isActive()) {
+					this.lostLocks.lost(lock, "the watchdog found it gone from Redis");
+				}
+				lock.renewalDone();
+			}
+			if (error != null) {
+				logger.warn("Could not renew {} lock lease(s), will retry: {}", batch.size(), error.toString());
+			}
+		});
+	}
+
+	/** Where a lock the watchdog found gone goes. */
+	interface LostLocks {
+
+		void lost(HeldLock lock, String reason);
+
+	}
+
+}

@@ -1,0 +1,85 @@
+package dev.lockstep.lock;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+import io.lettuce.core.ScriptOutputType;
+import org.jspecify.annotations.Nullable;
+
+import dev.lockstep.redis.LuaScript;
+import dev.lockstep.redis.RedisScripts;
+
+/** The lock's Lua scripts with typed arguments; each call is one round trip. */
+final class LockScripts {
+
+	private static final LuaScript ACQUIRE = load(ScriptOutputType.INTEGER, "acquire.lua");
+
+	private static final LuaScript RELEASE = load(ScriptOutputType.INTEGER, "release.lua");
+
+	private static final LuaScript CANCEL = load(ScriptOutputType.INTEGER, "cancel.lua");
+
+	private static final LuaScript RENEW = load(ScriptOutputType.MULTI, "renew.lua");
+
+	private static final LuaScript HEARTBEAT = load(ScriptOutputType.VALUE, "heartbeat.lua");
+
+	private final RedisScripts redis;
+
+	private final String channelPrefix;
+
+	LockScripts(RedisScripts redis, String channelPrefix) {
+		this.redis = redis;
+		this.channelPrefix = channelPrefix;
+	}
+
+	private static LuaScript load(ScriptOutputType output, String name) {
+		return LuaScript.load(LockScripts.class, output, "handoff.lua", name);
+	}
+
+	/** The token if the lock was taken, 0 if queued ({@code entry} non-empty) or not taken. */
+	CompletableFuture<Long> acquire(LockKeys keys, String owner, long leaseMillis, String entry, long queueTtlMillis) {
+		return this.redis.run(ACQUIRE, keys.lockAndQueue(), List.of(owner, Long.toString(leaseMillis), entry,
+				Long.toString(queueTtlMillis), this.channelPrefix));
+	}
+
+	/** 1 if the owner's lock was released (and handed on), 0 if the owner no longer held it. */
+	CompletableFuture<Long> release(LockKeys keys, String owner) {
+		return this.redis.run(RELEASE, keys.all(), List.of(owner, this.channelPrefix));
+	}
+
+	/** The token if the lock was handed to the waiter before it left the queue, else 0. */
+	CompletableFuture<Long> cancel(LockKeys keys, String owner, String entry) {
+		return this.redis.run(CANCEL, keys.all(), List.of(owner, entry, this.channelPrefix));
+	}
+
+	/** For each lock (all in one slot), 1 if its lease was extended, 0 if it is no longer owned. */
+	CompletableFuture<List<Long>> renew(List<HeldLock> locks) {
+		List<String> keys = new ArrayList<>(locks.size());
+		List<String> args = new ArrayList<>(locks.size() * 2);
+		for (HeldLock lock : locks) {
+			keys.add(lock.keys().lock());
+			args.add(lock.owner());
+		}
+		for (HeldLock lock : locks) {
+			args.add(Long.toString(lock.leaseNanos() / 1_000_000));
+		}
+		return this.redis.run(RENEW, keys, args);
+	}
+
+	/** The lock's value ('owner:token') after the heartbeat, or null when nobody holds it. */
+	CompletableFuture<byte @Nullable []> heartbeat(LockKeys keys, String instance, long livenessMillis,
+			long queueTtlMillis, List<String> entries) {
+		List<String> args = new ArrayList<>(4 + entries.size());
+		args.add(instance);
+		args.add(Long.toString(livenessMillis));
+		args.add(Long.toString(queueTtlMillis));
+		args.add(this.channelPrefix);
+		args.addAll(entries);
+		return this.redis.run(HEARTBEAT, keys.all(), args);
+	}
+
+	boolean isCluster() {
+		return this.redis.isCluster();
+	}
+
+}

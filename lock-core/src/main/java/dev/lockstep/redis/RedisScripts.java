@@ -1,0 +1,114 @@
+package dev.lockstep.redis;
+
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+
+import io.lettuce.core.RedisNoScriptException;
+import io.lettuce.core.cluster.SlotHash;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.lettuce.LettuceConnection;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.util.Assert;
+
+/**
+ * Runs {@link LuaScript}s asynchronously over one Lettuce connection taken from the
+ * application's {@link RedisConnectionFactory} (the shared native connection unless the
+ * factory is configured otherwise). Scripts go by SHA and are sent in full only on NOSCRIPT,
+ * once per server.
+ */
+public final class RedisScripts implements AutoCloseable {
+
+	private final LettuceConnectionFactory connectionFactory;
+
+	private final boolean cluster;
+
+	private @Nullable LettuceConnection connection;
+
+	private volatile @Nullable RedisClusterAsyncCommands<byte[], byte[]> commands;
+
+	public RedisScripts(RedisConnectionFactory connectionFactory) {
+		Assert.notNull(connectionFactory, "RedisConnectionFactory must not be null");
+		if (!(connectionFactory instanceof LettuceConnectionFactory lettuce)) {
+			throw new IllegalStateException("Lockstep runs on Lettuce, the default client of spring-boot-starter-data-redis, "
+					+ "but the RedisConnectionFactory is a " + connectionFactory.getClass().getName());
+		}
+		this.connectionFactory = lettuce;
+		this.cluster = lettuce.isClusterAware();
+	}
+
+	/** The connection, opened on first use so that an application can start while Redis is down. */
+	private RedisClusterAsyncCommands<byte[], byte[]> commands() {
+		RedisClusterAsyncCommands<byte[], byte[]> current = this.commands;
+		if (current == null) {
+			synchronized (this) {
+				current = this.commands;
+				if (current == null) {
+					LettuceConnection opened = (LettuceConnection) this.connectionFactory.getConnection();
+					this.connection = opened;
+					current = opened.getNativeConnection();
+					this.commands = current;
+				}
+			}
+		}
+		return current;
+	}
+
+	/** Whether the connection is to a Redis Cluster, where one script may only touch one slot. */
+	public boolean isCluster() {
+		return this.cluster;
+	}
+
+	/** The cluster hash slot of {@code key}. */
+	public static int slot(String key) {
+		return SlotHash.getSlot(key);
+	}
+
+	/** Runs {@code script}; the future fails with the Redis or connection error as is. */
+	public <T> CompletableFuture<T> run(LuaScript script, List<String> keys, List<String> args) {
+		byte[][] keyBytes = bytes(keys);
+		byte[][] argBytes = bytes(args);
+		RedisClusterAsyncCommands<byte[], byte[]> commands;
+		try {
+			commands = commands();
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
+		CompletableFuture<T> bySha = commands.<T>evalsha(script.sha1(), script.output(), keyBytes, argBytes)
+			.toCompletableFuture();
+		return bySha.exceptionallyCompose((error) -> isNoScript(error)
+				? commands.<T>eval(script.source(), script.output(), keyBytes, argBytes).toCompletableFuture()
+				: CompletableFuture.failedFuture(error));
+	}
+
+	private static boolean isNoScript(Throwable error) {
+		Throwable cause = (error instanceof CompletionException && error.getCause() != null) ? error.getCause() : error;
+		return cause instanceof RedisNoScriptException
+				|| (cause.getMessage() != null && cause.getMessage().startsWith("NOSCRIPT"));
+	}
+
+	private static byte[][] bytes(List<String> values) {
+		byte[][] result = new byte[values.size()][];
+		for (int i = 0; i < result.length; i++) {
+			result[i] = values.get(i).getBytes(StandardCharsets.UTF_8);
+		}
+		return result;
+	}
+
+	/** Releases the connection (the shared native connection itself stays with the factory). */
+	@Override
+	public synchronized void close() {
+		if (this.connection != null) {
+			this.connection.close();
+			this.connection = null;
+			this.commands = null;
+		}
+	}
+
+}

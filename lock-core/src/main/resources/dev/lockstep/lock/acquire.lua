@@ -1,0 +1,28 @@
+-- Takes a lock that is free and has nobody queued; otherwise joins the lock's wait queue
+-- (unless this is a single attempt). A free lock with a queue goes to the queue's head first.
+-- KEYS[1] lock, KEYS[2] wait queue
+-- ARGV[1] owner id, ARGV[2] lease in ms, ARGV[3] queue entry ('' for a single attempt),
+-- ARGV[4] queue time-to-live in ms, ARGV[5] wake-up channel prefix
+-- Returns the fencing token (> 0) when the caller holds the lock now, 0 otherwise.
+local current = redis.call('GET', KEYS[1])
+if current then
+  local holder, token = holder_of(current)
+  if holder == ARGV[1] then
+    return token
+  end
+elseif redis.call('EXISTS', KEYS[2]) == 0 then
+  local token = clock_token()
+  redis.call('SET', KEYS[1], ARGV[1] .. ':' .. format_token(token), 'PX', ARGV[2])
+  return token
+else
+  local owner, token = grant_next(KEYS[1], KEYS[2], nil, ARGV[5])
+  if owner == ARGV[1] then
+    return token
+  end
+end
+if ARGV[3] ~= '' then
+  if redis.call('RPUSH', KEYS[2], ARGV[3]) == 1 then
+    redis.call('PEXPIRE', KEYS[2], ARGV[4])
+  end
+end
+return 0

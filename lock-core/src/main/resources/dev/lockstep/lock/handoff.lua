@@ -1,0 +1,47 @@
+-- Shared by the lock scripts (prepended to each of them when it is loaded); no keys, no arguments.
+-- A lock key holds '<instance>:<sequence>:<fencing token>' with a PX lease.
+-- A wait-queue entry is '<instance>:<sequence>:<grant lease in ms>'; the owner id is the first two parts.
+
+-- Splits 'a:b:c' into a, b, c (c must be digits); nil for anything else.
+local function split_triple(value)
+  return string.match(value, '^([^:]+):([^:]+):(%d+)$')
+end
+
+-- The owner id and fencing token stored in a lock value.
+local function holder_of(value)
+  local instance, sequence, token = split_triple(value)
+  if not instance then
+    return nil, nil
+  end
+  return instance .. ':' .. sequence, tonumber(token)
+end
+
+-- A fresh fencing token: the server clock in microseconds, so it exceeds every earlier token of
+-- any key without keeping a counter per key (tokens handed over directly add one instead).
+local function clock_token()
+  local now = redis.call('TIME')
+  return tonumber(now[1]) * 1000000 + tonumber(now[2])
+end
+
+local function format_token(token)
+  return string.format('%.0f', token)
+end
+
+-- Pops the head of the wait queue, makes it the holder with the lease its entry asks for and
+-- tells its instance. Returns its owner id and token, or nil when nobody is waiting.
+local function grant_next(lock, queue, previous_token, channel_prefix)
+  while true do
+    local entry = redis.call('LPOP', queue)
+    if not entry then
+      return nil, nil
+    end
+    local instance, sequence, lease = split_triple(entry)
+    if instance then
+      local token = previous_token and (previous_token + 1) or clock_token()
+      local owner = instance .. ':' .. sequence
+      redis.call('SET', lock, owner .. ':' .. format_token(token), 'PX', lease)
+      redis.call('PUBLISH', channel_prefix .. instance, sequence .. ':' .. format_token(token) .. ':' .. lock)
+      return owner, token
+    end
+  end
+end

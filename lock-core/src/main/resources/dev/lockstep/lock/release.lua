@@ -1,0 +1,20 @@
+-- Releases the caller's lock and hands it straight to the head of the wait queue, if any.
+-- A caller that no longer holds the lock (expired, taken over) changes nothing it does not own.
+-- KEYS[1] lock, KEYS[2] wait queue, KEYS[3] waiter liveness hash
+-- ARGV[1] owner id, ARGV[2] wake-up channel prefix
+-- Returns 1 when the caller's lock was released, 0 when the caller did not hold it.
+local current = redis.call('GET', KEYS[1])
+if not current then
+  if redis.call('EXISTS', KEYS[2]) == 1 then
+    grant_next(KEYS[1], KEYS[2], nil, ARGV[2])
+  end
+  return 0
+end
+local holder, token = holder_of(current)
+if holder ~= ARGV[1] then
+  return 0
+end
+if not grant_next(KEYS[1], KEYS[2], token, ARGV[2]) then
+  redis.call('DEL', KEYS[1], KEYS[3])
+end
+return 1
