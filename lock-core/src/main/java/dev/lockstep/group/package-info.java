@@ -1,0 +1,7 @@
+/**
+ * Serial groups: per-group FIFO execution on top of the fair lock.
+ */
+@NullMarked
+package dev.lockstep.group;
+
+import org.jspecify.annotations.NullMarked;

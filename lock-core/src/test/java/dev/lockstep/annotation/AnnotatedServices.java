@@ -1,0 +1,160 @@
+package dev.lockstep.annotation;
+
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.transaction.annotation.Transactional;
+import org.springframework.transaction.support.TransactionSynchronization;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
+
+import dev.lockstep.LockContext;
+import dev.lockstep.LockHandle;
+
+/** Beans with annotated methods, as an application would write them. */
+final class AnnotatedServices {
+
+	private AnnotatedServices() {
+	}
+
+	/** Field report 3, scenario 1: retried messages must initialise each user once. */
+	static class UserInitializer {
+
+		private final JdbcTemplate jdbc;
+
+		UserInitializer(JdbcTemplate jdbc) {
+			this.jdbc = jdbc;
+		}
+
+		@DistributedLock(key = "#pin")
+		@Transactional
+		public boolean initialise(String pin) {
+			Integer existing = this.jdbc.queryForObject("select count(*) from app_user where pin = ?", Integer.class, pin);
+			if (existing != null && existing > 0) {
+				return false;
+			}
+			this.jdbc.update("insert into app_user (pin) values (?)", pin);
+			// Widen the window between the method's return and the commit: a lock released before the
+			// commit lets the next caller read zero rows and insert a duplicate.
+			TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
+				@Override
+				public void beforeCommit(boolean readOnly) {
+					LockSupport.parkNanos(30_000_000);
+				}
+			});
+			return true;
+		}
+
+	}
+
+	record ImportRequest(String tenantId, String entityCode) {
+	}
+
+	static class Locked {
+
+		private final AtomicInteger runs = new AtomicInteger();
+
+		private final List<Long> tokens = new CopyOnWriteArrayList<>();
+
+		// read through methods: a class-based proxy has fields of its own
+		public int runs() {
+			return this.runs.get();
+		}
+
+		public List<Long> tokens() {
+			return this.tokens;
+		}
+
+		@DistributedLock(key = "#tenantId + ':' + #entity", waitTime = "0")
+		public void byName(String tenantId, String entity) {
+			this.runs.incrementAndGet();
+			this.tokens.add(LockContext.current().map(LockHandle::fencingToken).orElse(-1L));
+		}
+
+		@DistributedLock(key = "#p0.tenantId + '/' + #a0.entityCode()", name = "imports", waitTime = "${test.wait:0s}")
+		public String byRecord(ImportRequest request) {
+			this.runs.incrementAndGet();
+			return LockContext.current().orElseThrow().key();
+		}
+
+		@DistributedLock(key = "#value", waitTime = "0")
+		public void nullable(String value) {
+			this.runs.incrementAndGet();
+		}
+
+		@DistributedLock(key = "#value.length() > 3 ? #value.substring(0, 3) : #value.missing", waitTime = "0")
+		public void failing(String value) {
+			this.runs.incrementAndGet();
+		}
+
+		@DistributedLock(key = "#id", waitTime = "0", leaseTime = "5s")
+		public void withLease(long id, Runnable body) {
+			this.runs.incrementAndGet();
+			body.run();
+		}
+
+		@DistributedLock(key = "#id", waitTime = "100ms")
+		public CompletableFuture<String> later(String id, CompletableFuture<String> work) {
+			this.runs.incrementAndGet();
+			return work;
+		}
+
+		@SerialGroup(key = "#request.tenantId + ':' + #request.entityCode", waitTime = "30s")
+		public void importGroup(ImportRequest request, List<String> order, String label) {
+			order.add(label);
+		}
+
+	}
+
+	static class TypeReferenceKey {
+
+		@DistributedLock(key = "T(java.lang.Runtime).getRuntime().exec('id')")
+		public void run(String id) {
+		}
+
+	}
+
+	static class ConstructorKey {
+
+		@DistributedLock(key = "new java.io.File(#id).delete()")
+		public void run(String id) {
+		}
+
+	}
+
+	static class BeanReferenceKey {
+
+		@DistributedLock(key = "@lockService.toString()")
+		public void run(String id) {
+		}
+
+	}
+
+	static class UnknownParameterKey {
+
+		@DistributedLock(key = "#tenant")
+		public void run(String tenantId) {
+		}
+
+	}
+
+	static class BadWaitTime {
+
+		@DistributedLock(key = "#id", waitTime = "five seconds")
+		public void run(String id) {
+		}
+
+	}
+
+	static class FinalMethod {
+
+		@DistributedLock(key = "#id")
+		public final void run(String id) {
+		}
+
+	}
+
+}

@@ -1,0 +1,287 @@
+package dev.lockstep.annotation;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+import javax.sql.DataSource;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import org.springframework.beans.factory.BeanCreationException;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.BeanDefinition;
+import org.springframework.context.annotation.AnnotationConfigApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Role;
+import org.springframework.core.env.MapPropertySource;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.jdbc.datasource.DriverManagerDataSource;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.annotation.EnableTransactionManagement;
+
+import dev.lockstep.LockHandle;
+import dev.lockstep.LockKeyException;
+import dev.lockstep.LockNotAcquiredException;
+import dev.lockstep.LockService;
+import dev.lockstep.lock.RedisConnections;
+import dev.lockstep.lock.RedisLockService;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** The annotations on real Spring beans, a real H2 transaction manager and a real Redis. */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class DistributedLockTests {
+
+	private static LettuceConnectionFactory connectionFactory;
+
+	private AnnotationConfigApplicationContext context;
+
+	private final ExecutorService threads = Executors.newCachedThreadPool();
+
+	@BeforeAll
+	static void connect() {
+		connectionFactory = RedisConnections.standalone();
+	}
+
+	@AfterAll
+	static void disconnect() {
+		connectionFactory.destroy();
+	}
+
+	@BeforeEach
+	void startContext() {
+		this.context = context(Application.class);
+	}
+
+	@AfterEach
+	void close() {
+		this.threads.shutdownNow();
+		if (this.context != null) {
+			this.context.close();
+		}
+	}
+
+	private static AnnotationConfigApplicationContext context(Class<?>... configuration) {
+		AnnotationConfigApplicationContext context = new AnnotationConfigApplicationContext();
+		context.getEnvironment().getPropertySources().addFirst(new MapPropertySource("test",
+				java.util.Map.of("test.prefix", RedisConnections.uniquePrefix(), "test.wait", "250ms")));
+		context.register(configuration);
+		context.refresh();
+		return context;
+	}
+
+	@Test
+	void theLockWrapsTheTransactionSoRetriedMessagesCreateOneUser() throws Exception {
+		AnnotatedServices.UserInitializer users = this.context.getBean(AnnotatedServices.UserInitializer.class);
+		CountDownLatch start = new CountDownLatch(1);
+		List<Future<Boolean>> calls = new ArrayList<>();
+		for (int i = 0; i < 8; i++) {
+			calls.add(this.threads.submit(() -> {
+				start.await();
+				return users.initialise("pin-42");
+			}));
+		}
+		start.countDown();
+		int created = 0;
+		for (Future<Boolean> call : calls) {
+			created += call.get(60, TimeUnit.SECONDS) ? 1 : 0;
+		}
+		JdbcTemplate jdbc = this.context.getBean(JdbcTemplate.class);
+		assertThat(jdbc.queryForObject("select count(*) from app_user where pin = 'pin-42'", Integer.class)).isEqualTo(1);
+		assertThat(created).isEqualTo(1);
+	}
+
+	@Test
+	void keysComeFromParametersByNameAndPositionAndTheTokenIsVisibleInside() {
+		AnnotatedServices.Locked locked = this.context.getBean(AnnotatedServices.Locked.class);
+		locked.byName("t1", "orders");
+		locked.byName("t1", "orders");
+		assertThat(locked.tokens()).hasSize(2);
+		assertThat(locked.tokens().get(1)).isGreaterThan(locked.tokens().get(0)).isPositive();
+		assertThat(locked.byRecord(new AnnotatedServices.ImportRequest("t2", "invoices"))).isEqualTo("imports:t2/invoices");
+	}
+
+	@Test
+	void aLockHeldElsewhereFailsTheCallWithoutRunningIt() throws Exception {
+		AnnotatedServices.Locked locked = this.context.getBean(AnnotatedServices.Locked.class);
+		LockService lockService = this.context.getBean(LockService.class);
+		try (LockHandle held = this.threads.submit(() -> lockService.acquire("Locked.byName:t1:orders", Duration.ZERO))
+			.get(10, TimeUnit.SECONDS)) {
+			assertThatThrownBy(() -> locked.byName("t1", "orders")).isInstanceOf(LockNotAcquiredException.class)
+				.hasMessageContaining("Locked.byName(String, String)")
+				.hasMessageContaining("'Locked.byName:t1:orders'")
+				.hasMessageContaining("0ms");
+			try (LockHandle imports = this.threads.submit(() -> lockService.acquire("imports:t3/x", Duration.ZERO))
+				.get(10, TimeUnit.SECONDS)) {
+				assertThatThrownBy(() -> locked.byRecord(new AnnotatedServices.ImportRequest("t3", "x")))
+					.isInstanceOf(LockNotAcquiredException.class)
+					.hasMessageContaining("250ms");
+			}
+		}
+		assertThat(locked.runs()).isZero();
+	}
+
+	@Test
+	void aKeyThatIsNullBlankOrFailingStopsTheCallAndNamesMethodAndExpression() {
+		AnnotatedServices.Locked locked = this.context.getBean(AnnotatedServices.Locked.class);
+		assertThatThrownBy(() -> locked.nullable(null)).isInstanceOf(LockKeyException.class)
+			.hasMessageContaining("Locked.nullable(String)")
+			.hasMessageContaining("'#value'")
+			.hasMessageContaining("null");
+		assertThatThrownBy(() -> locked.nullable("  ")).isInstanceOf(LockKeyException.class).hasMessageContaining("blank");
+		assertThatThrownBy(() -> locked.failing("ab")).isInstanceOf(LockKeyException.class)
+			.hasMessageContaining("Locked.failing(String)")
+			.hasMessageContaining("#value.missing");
+		assertThat(locked.runs()).isZero();
+	}
+
+	@Test
+	void aMethodReturningAStageKeepsTheLockUntilTheStageCompletes() throws Exception {
+		AnnotatedServices.Locked locked = this.context.getBean(AnnotatedServices.Locked.class);
+		LockService lockService = this.context.getBean(LockService.class);
+		CompletableFuture<String> work = new CompletableFuture<>();
+		CompletableFuture<String> result = locked.later("job-1", work);
+
+		assertThatThrownBy(() -> locked.later("job-1", new CompletableFuture<>())).isInstanceOf(LockNotAcquiredException.class);
+		assertThat(this.threads.submit(() -> lockService.tryAcquire("Locked.later:job-1", Duration.ZERO, Duration.ofSeconds(1)))
+			.get(10, TimeUnit.SECONDS)).isEmpty();
+
+		work.complete("done");
+		assertThat(result.get(10, TimeUnit.SECONDS)).isEqualTo("done");
+		try (LockHandle free = lockService.acquire("Locked.later:job-1", Duration.ofSeconds(5))) {
+			assertThat(free.isHeld()).isTrue();
+		}
+	}
+
+	@Test
+	void anExplicitLeaseIsNotRenewed() {
+		AnnotatedServices.Locked locked = this.context.getBean(AnnotatedServices.Locked.class);
+		org.springframework.data.redis.core.StringRedisTemplate redis = new org.springframework.data.redis.core.StringRedisTemplate(connectionFactory);
+		RedisLockService lockService = this.context.getBean(RedisLockService.class);
+		List<Long> ttls = new CopyOnWriteArrayList<>();
+		locked.withLease(7L, () -> ttls.add(redis.getExpire(lockService.getKeyPrefix() + "{Locked.withLease:7}", TimeUnit.MILLISECONDS)));
+		assertThat(ttls).singleElement().satisfies((ttl) -> assertThat(ttl).isBetween(1L, 5000L));
+	}
+
+	@Test
+	void serialGroupCallsRunInArrivalOrder() throws Exception {
+		AnnotatedServices.Locked locked = this.context.getBean(AnnotatedServices.Locked.class);
+		LockService lockService = this.context.getBean(LockService.class);
+		AnnotatedServices.ImportRequest request = new AnnotatedServices.ImportRequest("t1", "E7");
+		List<String> order = new CopyOnWriteArrayList<>();
+		org.springframework.data.redis.core.StringRedisTemplate redis = new org.springframework.data.redis.core.StringRedisTemplate(connectionFactory);
+		String queue = this.context.getBean(RedisLockService.class).getKeyPrefix() + "{group:Locked.importGroup:t1:E7}:queue";
+		List<Future<?>> calls = new ArrayList<>();
+		// held by the test thread: a pooled thread holding it would re-enter it when it runs a call
+		try (LockHandle busy = lockService.acquire("group:Locked.importGroup:t1:E7", Duration.ZERO)) {
+			for (int i = 0; i < 5; i++) {
+				String label = "call-" + i;
+				calls.add(this.threads.submit(() -> locked.importGroup(request, order, label)));
+				long expected = i + 1;
+				org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10))
+					.until(() -> redis.opsForList().size(queue) == expected);
+			}
+		}
+		for (Future<?> call : calls) {
+			call.get(30, TimeUnit.SECONDS);
+		}
+		assertThat(order).containsExactly("call-0", "call-1", "call-2", "call-3", "call-4");
+	}
+
+	@Test
+	void forbiddenKeyExpressionsFailAtStartupNamingMethodAndExpression() {
+		this.context.close();
+		this.context = null;
+		assertStartupFails(AnnotatedServices.TypeReferenceKey.class, "TypeReferenceKey.run(String)", "type reference");
+		assertStartupFails(AnnotatedServices.ConstructorKey.class, "ConstructorKey.run(String)", "constructor");
+		assertStartupFails(AnnotatedServices.BeanReferenceKey.class, "BeanReferenceKey.run(String)", "bean reference");
+		assertStartupFails(AnnotatedServices.UnknownParameterKey.class, "#tenant", "not a parameter");
+		assertStartupFails(AnnotatedServices.BadWaitTime.class, "waitTime 'five seconds'", "not a duration");
+		assertStartupFails(AnnotatedServices.FinalMethod.class, "FinalMethod.run(String)", "final");
+	}
+
+	private static void assertStartupFails(Class<?> bean, String... fragments) {
+		assertThatThrownBy(() -> context(Infrastructure.class, bean).close())
+			.isInstanceOf(BeanCreationException.class)
+			.satisfies((ex) -> {
+				Throwable cause = ex;
+				while (!(cause instanceof IllegalStateException) && cause.getCause() != null) {
+					cause = cause.getCause();
+				}
+				assertThat(cause).isInstanceOf(IllegalStateException.class);
+				for (String fragment : fragments) {
+					assertThat(cause.getMessage()).contains(fragment);
+				}
+			});
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@EnableTransactionManagement(proxyTargetClass = true)
+	static class Infrastructure {
+
+		@Bean
+		RedisLockService lockService(org.springframework.core.env.Environment environment) {
+			RedisLockService service = new RedisLockService(connectionFactory);
+			service.setKeyPrefix(environment.getRequiredProperty("test.prefix"));
+			return service;
+		}
+
+		@Bean
+		@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+		static LockAnnotationAdvisor lockAnnotationAdvisor(ObjectProvider<LockService> lockService) {
+			return new LockAnnotationAdvisor(lockService, Duration.ofSeconds(5), Duration.ofSeconds(60));
+		}
+
+		@Bean
+		DataSource dataSource() {
+			return new DriverManagerDataSource("jdbc:h2:mem:" + java.util.UUID.randomUUID() + ";DB_CLOSE_DELAY=-1");
+		}
+
+		@Bean
+		PlatformTransactionManager transactionManager(DataSource dataSource) {
+			return new DataSourceTransactionManager(dataSource);
+		}
+
+		@Bean
+		JdbcTemplate jdbcTemplate(DataSource dataSource) {
+			JdbcTemplate jdbc = new JdbcTemplate(dataSource);
+			jdbc.execute("create table app_user (id identity primary key, pin varchar(64) not null)");
+			return jdbc;
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@org.springframework.context.annotation.Import(Infrastructure.class)
+	static class Application {
+
+		@Bean
+		AnnotatedServices.UserInitializer userInitializer(JdbcTemplate jdbc) {
+			return new AnnotatedServices.UserInitializer(jdbc);
+		}
+
+		@Bean
+		AnnotatedServices.Locked locked() {
+			return new AnnotatedServices.Locked();
+		}
+
+	}
+
+}
