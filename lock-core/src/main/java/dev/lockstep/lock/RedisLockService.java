@@ -278,7 +278,7 @@ public final class RedisLockService implements LockService, InitializingBean, Sm
 			}
 			Duration waited = Duration.ofNanos(System.nanoTime() - start);
 			if (token == 0) {
-				this.listener.notAcquired(key, waited);
+				notifyListener((listener) -> listener.notAcquired(key, waited));
 				return null;
 			}
 			HeldLock lock = new HeldLock(keys, owner, token, leaseNanos, watchdog, confirmedFrom, confirmedLease);
@@ -286,7 +286,8 @@ public final class RedisLockService implements LockService, InitializingBean, Sm
 			if (watchdog) {
 				this.watchdog.watch(lock);
 			}
-			this.listener.acquired(key, token, waited);
+			long acquiredToken = token;
+			notifyListener((listener) -> listener.acquired(key, acquiredToken, waited));
 			return hold(lock);
 		}
 		catch (LockException ex) {
@@ -342,14 +343,26 @@ public final class RedisLockService implements LockService, InitializingBean, Sm
 		catch (LockException ex) {
 			logger.warn("Could not release lock '{}'; it frees itself when its lease ends: {}", key, ex.getMessage());
 		}
-		this.listener.released(key, Duration.ofNanos(System.nanoTime() - lock.acquiredAtNanos()));
+		Duration held = Duration.ofNanos(System.nanoTime() - lock.acquiredAtNanos());
+		notifyListener((listener) -> listener.released(key, held));
 	}
 
 	private void lost(HeldLock lock, String reason) {
 		if (lock.markLost()) {
 			this.active.remove(lock.owner(), lock);
 			logger.error("Lost lock '{}' (fencing token {}): {}", lock.keys().key(), lock.fencingToken(), reason);
-			this.listener.lost(new LockLostEvent(lock.keys().key(), lock.fencingToken(), reason));
+			LockLostEvent event = new LockLostEvent(lock.keys().key(), lock.fencingToken(), reason);
+			notifyListener((listener) -> listener.lost(event));
+		}
+	}
+
+	/** Listeners must not break locking: a failing one is logged and otherwise ignored. */
+	private void notifyListener(java.util.function.Consumer<LockListener> event) {
+		try {
+			event.accept(this.listener);
+		}
+		catch (RuntimeException ex) {
+			logger.warn("LockListener {} failed", this.listener, ex);
 		}
 	}
 

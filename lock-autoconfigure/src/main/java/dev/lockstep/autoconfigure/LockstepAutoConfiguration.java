@@ -1,0 +1,82 @@
+package dev.lockstep.autoconfigure;
+
+import java.util.List;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.BeanDefinition;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Import;
+import org.springframework.context.annotation.Role;
+import org.springframework.core.env.Environment;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+import dev.lockstep.LockListener;
+import dev.lockstep.LockService;
+import dev.lockstep.SerialGroups;
+import dev.lockstep.annotation.LockAnnotationAdvisor;
+import dev.lockstep.group.LockServiceSerialGroups;
+import dev.lockstep.lock.RedisLockService;
+
+/**
+ * Lockstep on the application's own Redis connection ({@code spring.data.redis.*}: standalone,
+ * Sentinel or Cluster): the {@link LockService}, {@link SerialGroups} and the advisor behind
+ * {@code @DistributedLock} and {@code @SerialGroup}.
+ */
+@AutoConfiguration(after = DataRedisAutoConfiguration.class)
+@ConditionalOnClass(LettuceConnectionFactory.class)
+@ConditionalOnBean(RedisConnectionFactory.class)
+@ConditionalOnBooleanProperty(name = "lockstep.enabled", matchIfMissing = true)
+@EnableConfigurationProperties(LockstepProperties.class)
+@Import(AutoProxyCreatorRegistrar.class)
+public final class LockstepAutoConfiguration {
+
+	@Bean
+	@ConditionalOnMissingBean(LockService.class)
+	RedisLockService lockService(RedisConnectionFactory connectionFactory, LockstepProperties properties,
+			ObjectProvider<LockListener> listeners) {
+		RedisLockService lockService = new RedisLockService(connectionFactory);
+		lockService.setKeyPrefix(properties.getKeyPrefix());
+		lockService.setLeaseTime(properties.getLock().getLeaseTime());
+		lockService.setHeartbeatInterval(properties.getHeartbeatInterval());
+		lockService.setCommandTimeout(properties.getCommandTimeout());
+		List<LockListener> all = listeners.orderedStream().toList();
+		if (!all.isEmpty()) {
+			lockService.setListener((all.size() == 1) ? all.get(0) : new CompositeLockListener(all));
+		}
+		return lockService;
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	SerialGroups serialGroups(LockService lockService) {
+		return new LockServiceSerialGroups(lockService);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	LockLostEventPublisher lockLostEventPublisher() {
+		return new LockLostEventPublisher();
+	}
+
+	/** Static and bound straight from the environment: advisors are created before most beans. */
+	@Bean
+	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+	@ConditionalOnMissingBean
+	static LockAnnotationAdvisor lockAnnotationAdvisor(ObjectProvider<LockService> lockService, Environment environment) {
+		LockstepProperties properties = Binder.get(environment).bindOrCreate("lockstep", LockstepProperties.class);
+		LockAnnotationAdvisor advisor = new LockAnnotationAdvisor(lockService, properties.getLock().getWaitTime(),
+				properties.getSerialGroup().getWaitTime());
+		advisor.setOrder(properties.getAdvisorOrder());
+		return advisor;
+	}
+
+}

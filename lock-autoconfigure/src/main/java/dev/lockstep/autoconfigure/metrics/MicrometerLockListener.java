@@ -1,0 +1,65 @@
+package dev.lockstep.autoconfigure.metrics;
+
+import java.time.Duration;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+
+import dev.lockstep.LockListener;
+import dev.lockstep.LockLostEvent;
+
+/**
+ * Lockstep events as Micrometer meters. Lock keys are not tags (tenant-by-entity keys would
+ * explode the number of series); job names are.
+ */
+public class MicrometerLockListener implements LockListener {
+
+	private final MeterRegistry registry;
+
+	private final Timer acquired;
+
+	private final Timer notAcquired;
+
+	private final Timer held;
+
+	private final Counter lost;
+
+	public MicrometerLockListener(MeterRegistry registry) {
+		this.registry = registry;
+		this.acquired = Timer.builder("lockstep.lock.wait").description("Time spent waiting for locks")
+			.tag("outcome", "acquired").register(registry);
+		this.notAcquired = Timer.builder("lockstep.lock.wait").description("Time spent waiting for locks")
+			.tag("outcome", "not_acquired").register(registry);
+		this.held = Timer.builder("lockstep.lock.held").description("Time locks were held").register(registry);
+		this.lost = Counter.builder("lockstep.lock.lost").description("Locks found gone while still believed held")
+			.register(registry);
+	}
+
+	@Override
+	public void acquired(String key, long fencingToken, Duration waited) {
+		this.acquired.record(waited);
+	}
+
+	@Override
+	public void notAcquired(String key, Duration waited) {
+		this.notAcquired.record(waited);
+	}
+
+	@Override
+	public void released(String key, Duration heldFor) {
+		this.held.record(heldFor);
+	}
+
+	@Override
+	public void lost(LockLostEvent event) {
+		this.lost.increment();
+	}
+
+	@Override
+	public void jobSkipped(String job, String reason) {
+		Counter.builder("lockstep.job.skipped").description("Guarded job firings left to another instance")
+			.tag("job", job).register(this.registry).increment();
+	}
+
+}

@@ -1,0 +1,278 @@
+package dev.lockstep.autoconfigure;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.event.EventListener;
+import org.springframework.core.io.ClassPathResource;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+import dev.lockstep.LockContext;
+import dev.lockstep.LockHandle;
+import dev.lockstep.LockLostEvent;
+import dev.lockstep.LockService;
+import dev.lockstep.SerialGroups;
+import dev.lockstep.annotation.DistributedLock;
+import dev.lockstep.annotation.LockAnnotationAdvisor;
+import dev.lockstep.autoconfigure.metrics.LockstepMetricsAutoConfiguration;
+import dev.lockstep.lock.RedisLockService;
+import dev.lockstep.testing.RedisCluster;
+import dev.lockstep.testing.TestRedis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/** The auto-configuration's conditions and properties, on a real Redis. */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class LockstepAutoConfigurationTests {
+
+	private final ApplicationContextRunner runner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, LockstepAutoConfiguration.class,
+				LockstepMetricsAutoConfiguration.class))
+		.withPropertyValues("spring.data.redis.host=" + TestRedis.standalone().host(),
+				"spring.data.redis.port=" + TestRedis.standalone().port(),
+				"lockstep.key-prefix=" + uniquePrefix());
+
+	private static String uniquePrefix() {
+		return "a" + UUID.randomUUID().toString().substring(0, 8) + ":";
+	}
+
+	@Test
+	void wiresALockServiceOnTheApplicationsRedisConnection() {
+		this.runner.run((context) -> {
+			assertThat(context).hasSingleBean(RedisLockService.class).hasSingleBean(SerialGroups.class)
+				.hasSingleBean(LockAnnotationAdvisor.class);
+			LockService lockService = context.getBean(LockService.class);
+			try (LockHandle handle = lockService.acquire("orders:42", Duration.ZERO)) {
+				assertThat(handle.isHeld()).isTrue();
+			}
+			assertThat(context.getBean(SerialGroups.class).call("tenant-1", Duration.ofSeconds(1), () -> "ran"))
+				.isEqualTo("ran");
+		});
+	}
+
+	@Test
+	void bindsTheLockstepProperties() {
+		this.runner.withPropertyValues("lockstep.key-prefix=custom-prefix:", "lockstep.lock.lease-time=12s",
+				"lockstep.lock.wait-time=0", "lockstep.serial-group.wait-time=2m", "lockstep.advisor-order=42",
+				"lockstep.heartbeat-interval=250ms", "lockstep.command-timeout=2s")
+			.run((context) -> {
+				RedisLockService lockService = context.getBean(RedisLockService.class);
+				assertThat(lockService.getKeyPrefix()).isEqualTo("custom-prefix:");
+				assertThat(lockService.getLeaseTime()).isEqualTo(Duration.ofSeconds(12));
+				assertThat(context.getBean(LockAnnotationAdvisor.class).getOrder()).isEqualTo(42);
+				LockstepProperties properties = context.getBean(LockstepProperties.class);
+				assertThat(properties.getLock().getWaitTime()).isZero();
+				assertThat(properties.getSerialGroup().getWaitTime()).isEqualTo(Duration.ofMinutes(2));
+				assertThat(properties.getHeartbeatInterval()).isEqualTo(Duration.ofMillis(250));
+				assertThat(properties.getCommandTimeout()).isEqualTo(Duration.ofSeconds(2));
+				StringRedisTemplate redis = new StringRedisTemplate(context.getBean(RedisConnectionFactory.class));
+				redis.afterPropertiesSet();
+				try (LockHandle handle = lockService.acquire("k", Duration.ZERO)) {
+					assertThat(redis.getExpire("custom-prefix:{k}", TimeUnit.SECONDS)).isBetween(1L, 12L);
+				}
+			});
+	}
+
+	@Test
+	void invalidPropertiesStopStartupNamingPropertyAndValue() {
+		assertStartupFails("lockstep.lock.lease-time=500ms", "lockstep.lock.lease-time", "500ms");
+		assertStartupFails("lockstep.lock.wait-time=-1s", "lockstep.lock.wait-time", "-1000ms");
+		assertStartupFails("lockstep.serial-group.wait-time=-5s", "lockstep.serial-group.wait-time", "-5000ms");
+		assertStartupFails("lockstep.key-prefix= ", "lockstep.key-prefix");
+		assertStartupFails("lockstep.key-prefix=a{b}:", "lockstep.key-prefix", "a{b}:");
+		assertStartupFails("lockstep.heartbeat-interval=0s", "lockstep.heartbeat-interval");
+		this.runner.withPropertyValues("lockstep.lock.wait-time=0").run((context) -> assertThat(context).hasNotFailed());
+	}
+
+	private void assertStartupFails(String property, String... fragments) {
+		this.runner.withPropertyValues(property).run((context) -> {
+			assertThat(context).hasFailed();
+			StringBuilder messages = new StringBuilder();
+			for (Throwable cause = context.getStartupFailure(); cause != null; cause = cause.getCause()) {
+				messages.append(cause.getMessage()).append('\n');
+			}
+			for (String fragment : fragments) {
+				assertThat(messages.toString()).contains(fragment);
+			}
+		});
+	}
+
+	@Test
+	void backsOffWhenTheApplicationDefinesItsOwnBeans() {
+		this.runner.withUserConfiguration(OwnBeans.class).run((context) -> {
+			assertThat(context).hasSingleBean(LockService.class).hasSingleBean(SerialGroups.class)
+				.hasSingleBean(LockAnnotationAdvisor.class);
+			assertThat(context.getBean(LockService.class)).isSameAs(context.getBean("ownLockService"));
+			assertThat(context.getBean(SerialGroups.class)).isSameAs(context.getBean("ownSerialGroups"));
+			assertThat(context.getBean(LockAnnotationAdvisor.class).getOrder()).isEqualTo(7);
+		});
+	}
+
+	@Test
+	void staysAwayWhenDisabledWithoutRedisOrWithoutLettuce() {
+		this.runner.withPropertyValues("lockstep.enabled=false")
+			.run((context) -> assertThat(context).doesNotHaveBean(LockService.class).doesNotHaveBean(LockAnnotationAdvisor.class));
+		new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(LockstepAutoConfiguration.class))
+			.run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(LockService.class));
+		this.runner.withClassLoader(new FilteredClassLoader(LettuceConnectionFactory.class))
+			.run((context) -> assertThat(context).doesNotHaveBean(LockService.class));
+	}
+
+	@Test
+	void annotatedBeansAreLockedWithOrWithoutBootsAopAutoConfiguration() {
+		ApplicationContextRunner withAop = this.runner
+			.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class));
+		for (ApplicationContextRunner runner : List.of(this.runner, withAop)) {
+			runner.withUserConfiguration(AnnotatedBean.class).run((context) -> {
+				Inventory inventory = context.getBean(Inventory.class);
+				assertThat(inventory.reserve("sku-1")).isEqualTo("Inventory.reserve:sku-1");
+			});
+		}
+	}
+
+	@Test
+	void recordsMetricsWhenAMeterRegistryExists() {
+		this.runner.withUserConfiguration(Metrics.class).run((context) -> {
+			context.getBean(LockService.class).acquire("metered", Duration.ZERO).close();
+			MeterRegistry registry = context.getBean(MeterRegistry.class);
+			assertThat(registry.get("lockstep.lock.wait").tag("outcome", "acquired").timer().count()).isEqualTo(1);
+			assertThat(registry.get("lockstep.lock.held").timer().count()).isEqualTo(1);
+		});
+		this.runner.run((context) -> assertThat(context).doesNotHaveBean("lockstepMetrics"));
+	}
+
+	@Test
+	void aLostLockIsPublishedAsAnApplicationEvent() {
+		this.runner.withPropertyValues("lockstep.lock.lease-time=1s", "lockstep.heartbeat-interval=100ms")
+			.withUserConfiguration(LostLocks.class)
+			.run((context) -> {
+				RedisLockService lockService = context.getBean(RedisLockService.class);
+				LockHandle handle = lockService.acquire("fragile", Duration.ZERO);
+				StringRedisTemplate redis = new StringRedisTemplate(context.getBean(RedisConnectionFactory.class));
+				redis.afterPropertiesSet();
+				redis.delete(lockService.getKeyPrefix() + "{fragile}");
+				List<LockLostEvent> lost = context.getBean(LostLocks.class).events;
+				await().atMost(Duration.ofSeconds(10)).until(() -> !lost.isEmpty());
+				assertThat(lost.get(0).key()).isEqualTo("fragile");
+				assertThat(handle.isHeld()).isFalse();
+			});
+	}
+
+	@Test
+	void worksOnARedisClusterConfiguredTheSpringBootWay() {
+		try (RedisCluster cluster = RedisCluster.start()) {
+			new ApplicationContextRunner()
+				.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, LockstepAutoConfiguration.class))
+				.withPropertyValues("spring.data.redis.cluster.nodes=" + cluster.nodeList())
+				.run((context) -> {
+					LockService lockService = context.getBean(LockService.class);
+					for (int i = 0; i < 20; i++) {
+						try (LockHandle handle = lockService.acquire("tenant-" + i, Duration.ZERO)) {
+							assertThat(handle.isHeld()).isTrue();
+						}
+					}
+				});
+		}
+	}
+
+	@Test
+	void generatesConfigurationMetadataForEveryProperty() throws Exception {
+		String metadata = new ClassPathResource("META-INF/spring-configuration-metadata.json")
+			.getContentAsString(StandardCharsets.UTF_8);
+		for (String property : List.of("lockstep.enabled", "lockstep.key-prefix", "lockstep.advisor-order",
+				"lockstep.command-timeout", "lockstep.heartbeat-interval", "lockstep.lock.wait-time",
+				"lockstep.lock.lease-time", "lockstep.serial-group.wait-time")) {
+			assertThat(metadata).contains("\"name\": \"" + property + "\"");
+		}
+		assertThat(metadata).contains("Whether Lockstep is enabled.");
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class OwnBeans {
+
+		@Bean
+		RedisLockService ownLockService(RedisConnectionFactory connectionFactory) {
+			RedisLockService lockService = new RedisLockService(connectionFactory);
+			lockService.setKeyPrefix(uniquePrefix());
+			return lockService;
+		}
+
+		@Bean
+		SerialGroups ownSerialGroups() {
+			return new SerialGroups() {
+				@Override
+				public <T> T call(String group, Duration waitTime, java.util.concurrent.Callable<T> action) throws Exception {
+					return action.call();
+				}
+			};
+		}
+
+		@Bean
+		static LockAnnotationAdvisor ownAdvisor(org.springframework.beans.factory.ObjectProvider<LockService> lockService) {
+			LockAnnotationAdvisor advisor = new LockAnnotationAdvisor(lockService, Duration.ZERO, Duration.ZERO);
+			advisor.setOrder(7);
+			return advisor;
+		}
+
+	}
+
+	static class Inventory {
+
+		@DistributedLock(key = "#sku")
+		public String reserve(String sku) {
+			return LockContext.current().map(LockHandle::key).orElse("not locked");
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class AnnotatedBean {
+
+		@Bean
+		Inventory inventory() {
+			return new Inventory();
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class Metrics {
+
+		@Bean
+		MeterRegistry meterRegistry() {
+			return new SimpleMeterRegistry();
+		}
+
+	}
+
+	static class LostLocks {
+
+		final List<LockLostEvent> events = new CopyOnWriteArrayList<>();
+
+		@EventListener
+		void onLost(LockLostEvent event) {
+			this.events.add(event);
+		}
+
+	}
+
+}
