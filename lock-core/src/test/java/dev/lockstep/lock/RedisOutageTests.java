@@ -1,0 +1,97 @@
+package dev.lockstep.lock;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+import dev.lockstep.LockHandle;
+import dev.lockstep.LockListener;
+import dev.lockstep.LockLostEvent;
+import dev.lockstep.LockUnavailableException;
+import dev.lockstep.testing.RedisServer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+/** Redis down: the lock fails closed, reports what it can no longer vouch for, and recovers by itself. */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class RedisOutageTests {
+
+	private RedisServer server;
+
+	private LettuceConnectionFactory factory;
+
+	private RedisLockService service;
+
+	private final List<LockLostEvent> lost = new CopyOnWriteArrayList<>();
+
+	@BeforeEach
+	void start() {
+		this.server = RedisServer.start();
+		this.factory = RedisConnections.standalone(this.server.host(), this.server.port());
+		this.service = RedisConnections.lockService(this.factory, "outage:", (settings) -> {
+			settings.setCommandTimeout(Duration.ofSeconds(1));
+			settings.setLeaseTime(Duration.ofSeconds(2));
+			settings.setHeartbeatInterval(Duration.ofMillis(100));
+			settings.setListener(new LockListener() {
+				@Override
+				public void lost(LockLostEvent event) {
+					RedisOutageTests.this.lost.add(event);
+				}
+			});
+		});
+	}
+
+	@AfterEach
+	void stop() {
+		this.service.stop();
+		this.factory.destroy();
+		this.server.close();
+	}
+
+	@Test
+	void protectedCodeNeverRunsWhileRedisIsDownAndLockingResumesWhenItReturns() {
+		AtomicInteger runs = new AtomicInteger();
+		this.service.runLocked("report", Duration.ofSeconds(1), runs::incrementAndGet);
+		this.server.kill();
+
+		for (int i = 0; i < 3; i++) {
+			long start = System.nanoTime();
+			assertThatThrownBy(() -> this.service.runLocked("report", Duration.ofSeconds(1), runs::incrementAndGet))
+				.isInstanceOf(LockUnavailableException.class)
+				.hasMessageContaining("'report'");
+			// bounded by the command timeout, not by Lettuce's own 60s default
+			assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(10));
+		}
+		assertThat(runs).hasValue(1);
+
+		this.server.restart();
+		await().atMost(Duration.ofSeconds(60)).ignoreExceptions()
+			.until(() -> {
+				this.service.runLocked("report", Duration.ofSeconds(1), runs::incrementAndGet);
+				return true;
+			});
+		assertThat(runs).hasValue(2);
+	}
+
+	@Test
+	void aHeldLockThatCannotBeRenewedStopsCountingAsHeldWhenItsLeaseEnds() {
+		LockHandle handle = this.service.acquire("nightly", Duration.ZERO);
+		this.server.kill();
+		await().atMost(Duration.ofSeconds(10)).until(() -> !handle.isHeld());
+		await().atMost(Duration.ofSeconds(10)).until(() -> !this.lost.isEmpty());
+		assertThat(this.lost.get(0).key()).isEqualTo("nightly");
+		handle.close();
+	}
+
+}
