@@ -1,0 +1,138 @@
+package dev.lockstep.lock.process;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+import dev.lockstep.LockHandle;
+import dev.lockstep.lock.RedisConnections;
+import dev.lockstep.lock.RedisLockService;
+
+/**
+ * A child JVM standing for one application instance, with its own lock service (its own
+ * instance id) on the Redis named by its arguments.
+ *
+ * <ul>
+ * <li>{@code contend <host> <port> <prefix> <workers> <threads> <iterations> <keys> <locked>}: once
+ * {@code workers} processes are ready, runs {@code threads} threads of {@code iterations}
+ * critical sections each over {@code keys} keys, every section checked by a {@link SectionProbe};
+ * prints {@code SUMMARY sections=.. overlaps=.. regressions=.. lost=.. errors=..} and exits 0. With
+ * {@code locked} false the sections run without the lock, to show that the probe sees overlap.</li>
+ * </ul>
+ * Locks live under {@code <prefix>lock:}, the probe's keys under {@code <prefix>probe:}. A worker
+ * halts when the JVM that started it dies, so a killed test run leaves no orphans.
+ */
+final class LockingWorker {
+
+	/** Small and quick to start: several of these share two cores with the test and Redis. */
+	static final List<String> JVM_OPTIONS = List.of("-Xmx128m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1");
+
+	private static final Duration WAIT = Duration.ofSeconds(60);
+
+	private static final Duration LONGEST_LIFE = Duration.ofMinutes(10);
+
+	private LockingWorker() {
+	}
+
+	public static void main(String[] args) throws Exception {
+		haltWhenOrphaned();
+		String host = args[1];
+		int port = Integer.parseInt(args[2]);
+		String prefix = args[3];
+		switch (args[0]) {
+			case "contend" -> contend(host, port, prefix, Integer.parseInt(args[4]), Integer.parseInt(args[5]),
+					Integer.parseInt(args[6]), Integer.parseInt(args[7]), Boolean.parseBoolean(args[8]));
+			default -> throw new IllegalArgumentException("Unknown mode " + args[0]);
+		}
+	}
+
+	static String lockPrefix(String prefix) {
+		return prefix + "lock:";
+	}
+
+	private static void contend(String host, int port, String prefix, int workers, int threadCount, int iterations,
+			int keyCount, boolean locked) throws Exception {
+		LettuceConnectionFactory lockConnection = RedisConnections.standalone(host, port);
+		// The probe talks to Redis over a connection of its own, never through the lock.
+		LettuceConnectionFactory probeConnection = RedisConnections.standalone(host, port);
+		StringRedisTemplate probeRedis = new StringRedisTemplate(probeConnection);
+		probeRedis.afterPropertiesSet();
+		SectionProbe probe = new SectionProbe(probeRedis, prefix + "probe:");
+		RedisLockService service = RedisConnections.lockService(lockConnection, lockPrefix(prefix), (settings) -> {
+		});
+		AtomicInteger sections = new AtomicInteger();
+		AtomicInteger lost = new AtomicInteger();
+		AtomicInteger errors = new AtomicInteger();
+		ExecutorService threads = Executors.newFixedThreadPool(threadCount);
+		probe.awaitWorkers(workers, Duration.ofSeconds(60));
+		long start = System.nanoTime();
+		List<Future<?>> running = new ArrayList<>();
+		for (int t = 0; t < threadCount; t++) {
+			int seed = t;
+			running.add(threads.submit(() -> {
+				for (int i = 0; i < iterations; i++) {
+					String key = "key-" + ((seed + i) % keyCount);
+					try {
+						if (!section(service, probe, key, locked)) {
+							lost.incrementAndGet();
+						}
+						sections.incrementAndGet();
+					}
+					catch (RuntimeException ex) {
+						errors.incrementAndGet();
+						ex.printStackTrace(System.out);
+					}
+				}
+			}));
+		}
+		threads.shutdown();
+		for (Future<?> thread : running) {
+			thread.get(LONGEST_LIFE.toSeconds(), TimeUnit.SECONDS);
+		}
+		long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+		service.stop();
+		lockConnection.destroy();
+		probeConnection.destroy();
+		System.out.println("SUMMARY sections=" + sections + " overlaps=" + probe.overlaps() + " regressions="
+				+ probe.regressions() + " lost=" + lost + " errors=" + errors + " millis=" + millis);
+		System.out.flush();
+		System.exit(0);
+	}
+
+	/** One critical section; false if the lock was found lost by its end. */
+	private static boolean section(RedisLockService service, SectionProbe probe, String key, boolean locked) {
+		if (!locked) {
+			probe.section(key, 0);
+			return true;
+		}
+		try (LockHandle handle = service.acquire(key, WAIT)) {
+			probe.section(key, handle.fencingToken());
+			return handle.isHeld();
+		}
+	}
+
+	/** Halts when the parent JVM is gone, and after {@link #LONGEST_LIFE} in any case. */
+	private static void haltWhenOrphaned() {
+		ProcessHandle.current().parent().ifPresent((parent) -> parent.onExit().thenRun(() -> Runtime.getRuntime().halt(4)));
+		Thread reaper = new Thread(() -> {
+			try {
+				Thread.sleep(LONGEST_LIFE.toMillis());
+			}
+			catch (InterruptedException ex) {
+				return;
+			}
+			Runtime.getRuntime().halt(5);
+		}, "longest-life");
+		reaper.setDaemon(true);
+		reaper.start();
+	}
+
+}
