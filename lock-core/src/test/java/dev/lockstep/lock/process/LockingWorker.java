@@ -3,6 +3,7 @@ package dev.lockstep.lock.process;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -26,6 +27,8 @@ import dev.lockstep.lock.RedisLockService;
  * critical sections each over {@code keys} keys, every section checked by a {@link SectionProbe};
  * prints {@code SUMMARY sections=.. overlaps=.. regressions=.. lost=.. errors=..} and exits 0. With
  * {@code locked} false the sections run without the lock, to show that the probe sees overlap.</li>
+ * <li>{@code hold <host> <port> <prefix> <key> <lease ms> <heartbeat ms>}: takes the lock with a
+ * watchdog lease, prints {@code HELD <fencing token>} and blocks until killed.</li>
  * </ul>
  * Locks live under {@code <prefix>lock:}, the probe's keys under {@code <prefix>probe:}. A worker
  * halts when the JVM that started it dies, so a killed test run leaves no orphans.
@@ -50,6 +53,8 @@ final class LockingWorker {
 		switch (args[0]) {
 			case "contend" -> contend(host, port, prefix, Integer.parseInt(args[4]), Integer.parseInt(args[5]),
 					Integer.parseInt(args[6]), Integer.parseInt(args[7]), Boolean.parseBoolean(args[8]));
+			case "hold" -> hold(host, port, prefix, args[4], Duration.ofMillis(Long.parseLong(args[5])),
+					Duration.ofMillis(Long.parseLong(args[6])));
 			default -> throw new IllegalArgumentException("Unknown mode " + args[0]);
 		}
 	}
@@ -117,6 +122,19 @@ final class LockingWorker {
 			probe.section(key, handle.fencingToken());
 			return handle.isHeld();
 		}
+	}
+
+	private static void hold(String host, int port, String prefix, String key, Duration lease, Duration heartbeat)
+			throws InterruptedException {
+		LettuceConnectionFactory connection = RedisConnections.standalone(host, port);
+		RedisLockService service = RedisConnections.lockService(connection, lockPrefix(prefix), (settings) -> {
+			settings.setLeaseTime(lease);
+			settings.setHeartbeatInterval(heartbeat);
+		});
+		LockHandle handle = service.acquire(key, WAIT);
+		System.out.println("HELD " + handle.fencingToken());
+		System.out.flush();
+		new CountDownLatch(1).await();
 	}
 
 	/** Halts when the parent JVM is gone, and after {@link #LONGEST_LIFE} in any case. */
