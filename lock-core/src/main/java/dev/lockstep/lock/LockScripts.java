@@ -21,7 +21,7 @@ final class LockScripts {
 
 	private static final LuaScript RENEW = load(ScriptOutputType.MULTI, "renew.lua");
 
-	private static final LuaScript HEARTBEAT = load(ScriptOutputType.VALUE, "heartbeat.lua");
+	private static final LuaScript HEARTBEAT = load(ScriptOutputType.MULTI, "heartbeat.lua");
 
 	private final RedisScripts redis;
 
@@ -66,8 +66,8 @@ final class LockScripts {
 		return this.redis.run(RENEW, keys, args);
 	}
 
-	/** The lock's value ('owner:token') after the heartbeat, or null when nobody holds it. */
-	CompletableFuture<byte @Nullable []> heartbeat(LockKeys keys, String instance, long livenessMillis,
+	/** The lock's value ('owner:token', or null when nobody holds it) and its PTTL after the heartbeat. */
+	CompletableFuture<List<@Nullable Object>> heartbeat(LockKeys keys, String instance, long livenessMillis,
 			long queueTtlMillis, List<String> entries) {
 		List<String> args = new ArrayList<>(4 + entries.size());
 		args.add(instance);

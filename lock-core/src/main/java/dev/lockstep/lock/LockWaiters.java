@@ -8,6 +8,8 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
@@ -71,8 +73,13 @@ final class LockWaiters implements MessageListener {
 		}
 	}
 
-	/** Visits every lock this instance waits for; see heartbeat.lua. */
-	void heartbeat(LockScripts scripts, long livenessMillis, long queueTtlMillis) {
+	/**
+	 * Visits every lock this instance waits for; see heartbeat.lua. A lock whose lease ends before
+	 * the next heartbeat is visited again just after it ends, so a dead holder's lock is taken over
+	 * within its lease plus one round trip rather than plus a heartbeat interval.
+	 */
+	void heartbeat(LockScripts scripts, long livenessMillis, long queueTtlMillis, ScheduledExecutorService timer,
+			long intervalMillis) {
 		Map<String, List<Waiter>> byLock = new HashMap<>();
 		for (Waiter waiter : this.bySequence.values()) {
 			if (!waiter.granted.isDone()) {
@@ -80,28 +87,48 @@ final class LockWaiters implements MessageListener {
 			}
 		}
 		for (List<Waiter> waiters : byLock.values()) {
-			LockKeys keys = waiters.get(0).keys;
-			List<String> entries = waiters.stream().map((waiter) -> waiter.entry).toList();
-			scripts.heartbeat(keys, this.instance, livenessMillis, queueTtlMillis, entries)
-				.whenComplete((holder, error) -> {
-					if (error != null) {
-						logger.debug("Heartbeat for lock '{}' failed", keys.key(), error);
-					}
-					else if (holder != null) {
-						wakeIfHolder(waiters, new String(holder, StandardCharsets.UTF_8));
-					}
-				});
+			visit(waiters, scripts, livenessMillis, queueTtlMillis, timer, intervalMillis);
 		}
 	}
 
-	private void wakeIfHolder(List<Waiter> waiters, String holderValue) {
+	private void visit(List<Waiter> waiters, LockScripts scripts, long livenessMillis, long queueTtlMillis,
+			ScheduledExecutorService timer, long intervalMillis) {
+		LockKeys keys = waiters.get(0).keys;
+		List<String> entries = waiters.stream().filter((waiter) -> !waiter.granted.isDone()).map((waiter) -> waiter.entry).toList();
+		if (entries.isEmpty()) {
+			return;
+		}
+		scripts.heartbeat(keys, this.instance, livenessMillis, queueTtlMillis, entries).whenComplete((reply, error) -> {
+			if (error != null) {
+				logger.debug("Heartbeat for lock '{}' failed", keys.key(), error);
+				return;
+			}
+			byte[] holder = (byte[]) reply.get(0);
+			long ttl = (Long) reply.get(1);
+			if (holder != null && !wakeIfHolder(waiters, new String(holder, StandardCharsets.UTF_8))
+					&& ttl >= 0 && ttl < intervalMillis && !timer.isShutdown()) {
+				try {
+					timer.schedule(() -> visit(waiters, scripts, livenessMillis, queueTtlMillis, timer, intervalMillis),
+							ttl + 2, TimeUnit.MILLISECONDS);
+				}
+				catch (RejectedExecutionException ex) {
+					// stopping
+				}
+			}
+		});
+	}
+
+	/** Completes the waiter that holds the lock now, if it is one of {@code waiters}. */
+	private boolean wakeIfHolder(List<Waiter> waiters, String holderValue) {
 		int tokenStart = holderValue.lastIndexOf(':');
 		String owner = holderValue.substring(0, tokenStart);
 		for (Waiter waiter : waiters) {
 			if (waiter.owner.equals(owner)) {
 				waiter.granted.complete(Long.parseLong(holderValue.substring(tokenStart + 1)));
+				return true;
 			}
 		}
+		return false;
 	}
 
 	/** Where a wake-up for a waiter that already left goes. */

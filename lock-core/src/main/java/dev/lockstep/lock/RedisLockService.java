@@ -388,7 +388,8 @@ public final class RedisLockService implements LockService, InitializingBean, Sm
 	private void tick() {
 		try {
 			this.watchdog.tick();
-			this.waiters.heartbeat(this.scripts, millis(livenessNanos()), queueTtlMillis());
+			this.waiters.heartbeat(this.scripts, millis(livenessNanos()), queueTtlMillis(), this.timer,
+					this.heartbeatInterval.toMillis());
 		}
 		catch (RuntimeException ex) {
 			logger.warn("Lockstep timer tick failed", ex);

@@ -5,7 +5,7 @@
 -- KEYS[1] lock, KEYS[2] wait queue, KEYS[3] waiter liveness hash (instance -> deadline in ms)
 -- ARGV[1] instance id, ARGV[2] liveness window in ms, ARGV[3] queue time-to-live in ms,
 -- ARGV[4] wake-up channel prefix, ARGV[5..] queue entries of the instance's current waiters
--- Returns the lock's value ('<owner id>:<token>') or false when nobody holds it.
+-- Returns {the lock's value ('<owner id>:<token>') or false when nobody holds it, its PTTL}.
 local now = redis.call('TIME')
 local now_ms = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
 local window = tonumber(ARGV[2])
@@ -51,4 +51,4 @@ if not current then
 end
 redis.call('PEXPIRE', KEYS[2], ARGV[3])
 redis.call('PEXPIRE', KEYS[3], ARGV[3])
-return current
+return {current or false, redis.call('PTTL', KEYS[1])}

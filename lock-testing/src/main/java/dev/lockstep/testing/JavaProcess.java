@@ -32,12 +32,14 @@ public final class JavaProcess implements AutoCloseable {
 
 	private final List<String> lines = new ArrayList<>();
 
+	private final Thread reader;
+
 	private JavaProcess(String name, Process process) {
 		this.name = name;
 		this.process = process;
-		Thread reader = new Thread(this::collect, name + "-output");
-		reader.setDaemon(true);
-		reader.start();
+		this.reader = new Thread(this::collect, name + "-output");
+		this.reader.setDaemon(true);
+		this.reader.start();
 		RUNNING.add(this);
 	}
 
@@ -100,6 +102,7 @@ public final class JavaProcess implements AutoCloseable {
 	/** The first output line matching {@code condition}, waiting up to {@code timeout}. */
 	public String awaitLine(Predicate<String> condition, Duration timeout) {
 		long deadline = System.nanoTime() + timeout.toNanos();
+		boolean exited = false;
 		int checked = 0;
 		synchronized (this.lines) {
 			while (true) {
@@ -109,7 +112,12 @@ public final class JavaProcess implements AutoCloseable {
 					}
 				}
 				long left = deadline - System.nanoTime();
-				if (left <= 0 || (!this.process.isAlive() && checked == this.lines.size())) {
+				if (!exited && !this.process.isAlive() && !this.reader.isAlive()) {
+					// the reader has taken every line the process printed: one more pass, then give up
+					exited = true;
+					continue;
+				}
+				if (left <= 0 || exited) {
 					throw new IllegalStateException(this.name + (this.process.isAlive() ? " printed no matching line within "
 							+ timeout : " exited (" + this.process.exitValue() + ") without a matching line") + ". Output:\n" + output());
 				}
