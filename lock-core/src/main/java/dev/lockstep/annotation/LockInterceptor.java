@@ -8,14 +8,13 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.factory.ObjectProvider;
-import org.springframework.format.annotation.DurationFormat;
-import org.springframework.format.datetime.standard.DurationFormatterUtils;
 
 import dev.lockstep.LockHandle;
 import dev.lockstep.LockNotAcquiredException;
 import dev.lockstep.LockService;
 import dev.lockstep.SerialGroups;
 import dev.lockstep.group.LockServiceSerialGroups;
+import dev.lockstep.lock.DurationText;
 import dev.lockstep.lock.ThreadLocks;
 
 /**
@@ -81,7 +80,7 @@ final class LockInterceptor implements MethodInterceptor {
 		String detail = method.group()
 				? LockServiceSerialGroups.notYourTurn(key.substring(SerialGroups.LOCK_KEY_PREFIX.length()), method.waitTime())
 				: "lock '" + key + "' is still held elsewhere after waiting "
-						+ DurationFormatterUtils.print(method.waitTime(), DurationFormat.Style.SIMPLE);
+						+ DurationText.of(method.waitTime());
 		return method.source() + ": " + detail + "; the method was not run";
 	}
 

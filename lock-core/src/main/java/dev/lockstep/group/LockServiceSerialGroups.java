@@ -3,14 +3,13 @@ package dev.lockstep.group;
 import java.time.Duration;
 import java.util.concurrent.Callable;
 
-import org.springframework.format.annotation.DurationFormat;
-import org.springframework.format.datetime.standard.DurationFormatterUtils;
 import org.springframework.util.Assert;
 
 import dev.lockstep.LockHandle;
 import dev.lockstep.LockNotAcquiredException;
 import dev.lockstep.LockService;
 import dev.lockstep.SerialGroups;
+import dev.lockstep.lock.DurationText;
 
 /**
  * {@link SerialGroups} on a {@link LockService}: a group is a lock, and the lock's queue in Redis
@@ -47,7 +46,7 @@ public final class LockServiceSerialGroups implements SerialGroups {
 	/** The message of a call whose turn did not come in time. */
 	public static String notYourTurn(String group, Duration waitTime) {
 		return "Serial group '" + group + "' did not reach this call's turn within "
-				+ DurationFormatterUtils.print(waitTime, DurationFormat.Style.SIMPLE);
+				+ DurationText.of(waitTime);
 	}
 
 }

@@ -81,8 +81,12 @@ final class LockWaiters implements MessageListener {
 	void heartbeat(LockScripts scripts, long livenessMillis, long queueTtlMillis, ScheduledExecutorService timer,
 			long intervalMillis) {
 		Map<String, List<Waiter>> byLock = new HashMap<>();
+		long now = System.nanoTime();
 		for (Waiter waiter : this.bySequence.values()) {
-			if (!waiter.granted.isDone()) {
+			// Only waiters queued for a whole interval: a short wait needs no heartbeat, and a waiter
+			// whose attempt took the lock directly (or has not been answered yet) is not in the queue.
+			long queuedAt = waiter.queuedAtNanos;
+			if (queuedAt != 0 && now - queuedAt >= TimeUnit.MILLISECONDS.toNanos(intervalMillis) && !waiter.granted.isDone()) {
 				byLock.computeIfAbsent(waiter.keys.lock(), (lock) -> new ArrayList<>()).add(waiter);
 			}
 		}
@@ -149,10 +153,17 @@ final class LockWaiters implements MessageListener {
 
 		private final CompletableFuture<Long> granted = new CompletableFuture<>();
 
+		private volatile long queuedAtNanos;
+
 		private Waiter(LockKeys keys, String owner, String entry) {
 			this.keys = keys;
 			this.owner = owner;
 			this.entry = entry;
+		}
+
+		/** Redis answered that this waiter joined the queue. */
+		void queued() {
+			this.queuedAtNanos = System.nanoTime() | 1;
 		}
 
 		/** The token once the lock is handed to this waiter, or null when {@code nanos} pass first. */

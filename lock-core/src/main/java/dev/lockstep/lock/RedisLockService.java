@@ -24,8 +24,6 @@ import org.springframework.core.task.SyncTaskExecutor;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.listener.ChannelTopic;
 import org.springframework.data.redis.listener.RedisMessageListenerContainer;
-import org.springframework.format.annotation.DurationFormat;
-import org.springframework.format.datetime.standard.DurationFormatterUtils;
 import org.springframework.util.Assert;
 
 import dev.lockstep.LockException;
@@ -246,7 +244,7 @@ public final class RedisLockService implements LockService, InitializingBean, Sm
 	}
 
 	static String format(Duration duration) {
-		return DurationFormatterUtils.print(duration, DurationFormat.Style.SIMPLE);
+		return DurationText.of(duration);
 	}
 
 	private @Nullable LockHandle lock(String key, Duration waitTime, @Nullable Duration explicitLease) {
@@ -272,6 +270,7 @@ public final class RedisLockService implements LockService, InitializingBean, Sm
 			long confirmedFrom = start;
 			long confirmedLease = leaseNanos;
 			if (token == 0 && waiter != null) {
+				waiter.queued();
 				token = awaitTurn(waiter, keys, owner, entry, start, waitTime);
 				confirmedFrom = System.nanoTime();
 				confirmedLease = grantLeaseNanos;

@@ -127,7 +127,7 @@ class DistributedLockTests {
 			assertThatThrownBy(() -> locked.byName("t1", "orders")).isInstanceOf(LockNotAcquiredException.class)
 				.hasMessageContaining("Locked.byName(String, String)")
 				.hasMessageContaining("'Locked.byName:t1:orders'")
-				.hasMessageContaining("0ms");
+				.hasMessageContaining("waiting 0s");
 			try (LockHandle imports = this.threads.submit(() -> lockService.acquire("imports:t3/x", Duration.ZERO))
 				.get(10, TimeUnit.SECONDS)) {
 				assertThatThrownBy(() -> locked.byRecord(new AnnotatedServices.ImportRequest("t3", "x")))
