@@ -50,9 +50,14 @@ public final class LockstepAutoConfiguration {
 		lockService.setCommandTimeout(properties.getCommandTimeout());
 		List<LockListener> all = listeners.orderedStream().toList();
 		if (!all.isEmpty()) {
-			lockService.setListener((all.size() == 1) ? all.get(0) : new CompositeLockListener(all));
+			lockService.setListener(combine(all));
 		}
 		return lockService;
+	}
+
+	/** One listener that passes every event to each of {@code listeners}. */
+	public static LockListener combine(List<LockListener> listeners) {
+		return (listeners.size() == 1) ? listeners.get(0) : new CompositeLockListener(listeners);
 	}
 
 	@Bean

@@ -45,6 +45,8 @@ public class LockstepProperties {
 
 	private final SerialGroup serialGroup = new SerialGroup();
 
+	private final JobGuard jobGuard = new JobGuard();
+
 	public boolean isEnabled() {
 		return this.enabled;
 	}
@@ -95,6 +97,10 @@ public class LockstepProperties {
 
 	public SerialGroup getSerialGroup() {
 		return this.serialGroup;
+	}
+
+	public JobGuard getJobGuard() {
+		return this.jobGuard;
 	}
 
 	static Duration atLeast(String property, Duration value, Duration minimum) {
@@ -154,6 +160,112 @@ public class LockstepProperties {
 
 		public void setWaitTime(Duration waitTime) {
 			this.waitTime = atLeast("lockstep.serial-group.wait-time", waitTime, Duration.ZERO);
+		}
+
+	}
+
+	/**
+	 * Settings of {@code @JobGuard}.
+	 */
+	public static class JobGuard {
+
+		/**
+		 * Whether the job guard is enabled.
+		 */
+		private boolean enabled = true;
+
+		/**
+		 * How long a runner that died keeps a job's guard, for jobs that set no lockAtMostFor. A live run
+		 * renews its guard.
+		 */
+		private Duration lockAtMostFor = Duration.ofMinutes(10);
+
+		/**
+		 * The least time a run keeps its guard after it starts, for jobs that set no lockAtLeastFor.
+		 */
+		private Duration lockAtLeastFor = Duration.ZERO;
+
+		/**
+		 * Whether every @Scheduled method is guarded, also without @JobGuard (named SimpleClassName.methodName).
+		 */
+		private boolean guardAllScheduled = false;
+
+		/**
+		 * How long the instance that fires a cron job first waits for the instance chosen to run it (the one
+		 * that ran it least recently) before running it itself. Keep it above the clock skew between instances.
+		 */
+		private Duration skewTolerance = Duration.ofSeconds(10);
+
+		/**
+		 * How long shutdown waits for running guarded jobs to finish and give up their guards before the Redis
+		 * connection closes.
+		 */
+		private Duration shutdownTimeout = Duration.ofSeconds(30);
+
+		/**
+		 * Id of this instance in run records and skip reasons; defaults to host name, process id and a random
+		 * suffix.
+		 */
+		private String instanceId;
+
+		public boolean isEnabled() {
+			return this.enabled;
+		}
+
+		public void setEnabled(boolean enabled) {
+			this.enabled = enabled;
+		}
+
+		public Duration getLockAtMostFor() {
+			return this.lockAtMostFor;
+		}
+
+		public void setLockAtMostFor(Duration lockAtMostFor) {
+			this.lockAtMostFor = atLeast("lockstep.job-guard.lock-at-most-for", lockAtMostFor, Duration.ofSeconds(1));
+		}
+
+		public Duration getLockAtLeastFor() {
+			return this.lockAtLeastFor;
+		}
+
+		public void setLockAtLeastFor(Duration lockAtLeastFor) {
+			this.lockAtLeastFor = atLeast("lockstep.job-guard.lock-at-least-for", lockAtLeastFor, Duration.ZERO);
+		}
+
+		public boolean isGuardAllScheduled() {
+			return this.guardAllScheduled;
+		}
+
+		public void setGuardAllScheduled(boolean guardAllScheduled) {
+			this.guardAllScheduled = guardAllScheduled;
+		}
+
+		public Duration getSkewTolerance() {
+			return this.skewTolerance;
+		}
+
+		public void setSkewTolerance(Duration skewTolerance) {
+			this.skewTolerance = atLeast("lockstep.job-guard.skew-tolerance", skewTolerance, Duration.ZERO);
+		}
+
+		public Duration getShutdownTimeout() {
+			return this.shutdownTimeout;
+		}
+
+		public void setShutdownTimeout(Duration shutdownTimeout) {
+			this.shutdownTimeout = atLeast("lockstep.job-guard.shutdown-timeout", shutdownTimeout, Duration.ZERO);
+		}
+
+		public String getInstanceId() {
+			return this.instanceId;
+		}
+
+		public void setInstanceId(String instanceId) {
+			if (instanceId != null && !instanceId.matches("[A-Za-z0-9._-]+")) {
+				throw new IllegalArgumentException("lockstep.job-guard.instance-id may only use letters, digits, '.', '_' "
+						+ "and '-', was '" + instanceId + "'");
+			}
+			this.instanceId = instanceId;
 		}
 
 	}

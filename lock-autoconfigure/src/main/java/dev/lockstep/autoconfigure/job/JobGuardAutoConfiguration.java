@@ -1,0 +1,76 @@
+package dev.lockstep.autoconfigure.job;
+
+import java.util.List;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.BeanDefinition;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Role;
+import org.springframework.core.env.Environment;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+import dev.lockstep.JobGuardRegistry;
+import dev.lockstep.LockListener;
+import dev.lockstep.autoconfigure.LockstepAutoConfiguration;
+import dev.lockstep.autoconfigure.LockstepProperties;
+import dev.lockstep.job.JobGuardAdvisor;
+import dev.lockstep.job.RedisJobGuard;
+import dev.lockstep.job.ScheduledFirings;
+
+/**
+ * The job guard behind {@code @JobGuard}: one run per firing of a scheduled job across all
+ * instances, on the application's Redis connection.
+ */
+@AutoConfiguration(after = LockstepAutoConfiguration.class)
+@ConditionalOnClass(LettuceConnectionFactory.class)
+@ConditionalOnBean(RedisConnectionFactory.class)
+@ConditionalOnBooleanProperty(name = "lockstep.enabled", matchIfMissing = true)
+@ConditionalOnBooleanProperty(name = "lockstep.job-guard.enabled", matchIfMissing = true)
+public final class JobGuardAutoConfiguration {
+
+	/** Static and bound straight from the environment: advisors are created before most beans. */
+	@Bean
+	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+	@ConditionalOnMissingBean
+	static JobGuardAdvisor jobGuardAdvisor(ObjectProvider<RedisJobGuard> jobGuard, Environment environment) {
+		LockstepProperties.JobGuard properties = Binder.get(environment)
+			.bindOrCreate("lockstep", LockstepProperties.class)
+			.getJobGuard();
+		return new JobGuardAdvisor(jobGuard, properties.getLockAtMostFor(), properties.getLockAtLeastFor(),
+				properties.isGuardAllScheduled());
+	}
+
+	@Bean
+	@ConditionalOnMissingBean(JobGuardRegistry.class)
+	RedisJobGuard jobGuard(RedisConnectionFactory connectionFactory, JobGuardAdvisor advisor, LockstepProperties properties,
+			ObjectProvider<LockListener> listeners) {
+		RedisJobGuard jobGuard = new RedisJobGuard(connectionFactory, advisor);
+		LockstepProperties.JobGuard settings = properties.getJobGuard();
+		jobGuard.setKeyPrefix(properties.getKeyPrefix());
+		jobGuard.setCommandTimeout(properties.getCommandTimeout());
+		jobGuard.setSkewTolerance(settings.getSkewTolerance());
+		jobGuard.setShutdownTimeout(settings.getShutdownTimeout());
+		if (settings.getInstanceId() != null) {
+			jobGuard.setInstanceId(settings.getInstanceId());
+		}
+		List<LockListener> all = listeners.orderedStream().toList();
+		if (!all.isEmpty()) {
+			jobGuard.setListener(LockstepAutoConfiguration.combine(all));
+		}
+		return jobGuard;
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	ScheduledFirings lockstepScheduledFirings() {
+		return new ScheduledFirings();
+	}
+
+}

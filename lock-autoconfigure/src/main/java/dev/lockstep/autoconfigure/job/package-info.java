@@ -1,0 +1,7 @@
+/**
+ * Auto-configuration of the job guard.
+ */
+@NullMarked
+package dev.lockstep.autoconfigure.job;
+
+import org.jspecify.annotations.NullMarked;

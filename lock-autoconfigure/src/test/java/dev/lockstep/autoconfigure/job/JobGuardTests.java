@@ -1,0 +1,353 @@
+package dev.lockstep.autoconfigure.job;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Queue;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.stream.Collectors;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import io.micrometer.core.instrument.MeterRegistry;
+
+import org.springframework.beans.factory.annotation.Value;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.scheduling.annotation.Scheduled;
+import org.springframework.scheduling.annotation.SchedulingConfigurer;
+
+import dev.lockstep.JobGuardRegistry;
+import dev.lockstep.JobRun;
+import dev.lockstep.annotation.JobGuard;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+/** The job guard with real schedulers, real Redis and several application instances. */
+@Timeout(value = 180, unit = TimeUnit.SECONDS)
+@ExtendWith(OutputCaptureExtension.class)
+class JobGuardTests {
+
+	/** What the jobs of every instance in this JVM did: instance, the firing's slot by its own clock. */
+	static final Queue<String[]> RUNS = new ConcurrentLinkedQueue<>();
+
+	private JobApps apps;
+
+	@BeforeEach
+	void prepare() {
+		RUNS.clear();
+		this.apps = new JobApps();
+	}
+
+	@AfterEach
+	void close() {
+		this.apps.close();
+	}
+
+	@Test
+	void eachCronSlotRunsOnceAcrossSkewedClocksAndRunsRotateOverTheInstances() throws Exception {
+		this.apps.start("early", Duration.ofSeconds(2), EveryFiveSeconds.class);
+		this.apps.start("exact", Duration.ZERO, EveryFiveSeconds.class);
+		this.apps.start("late", Duration.ofSeconds(-2), EveryFiveSeconds.class);
+		Instant watchFrom = Instant.now().plusSeconds(3);
+		Thread.sleep(63_000);
+		Instant watchUntil = Instant.now().minusSeconds(8);
+		this.apps.close();
+		// The guard's run records carry each run's slot; every execution of the job body must be among them.
+		List<JobRun> runs = this.apps.start("observer", Duration.ZERO, NoJobs.class).getBean(JobGuardRegistry.class)
+			.history("EveryFiveSeconds.tick");
+		assertThat(runs).hasSize(RUNS.size());
+
+		Map<Instant, List<String>> bySlot = new TreeMap<>();
+		for (JobRun run : runs) {
+			bySlot.computeIfAbsent(run.scheduledTime(), (slot) -> new ArrayList<>()).add(run.instance());
+		}
+		assertThat(bySlot.values()).as("runners per slot: %s", bySlot).allSatisfy((runners) -> assertThat(runners).hasSize(1));
+		List<Instant> expected = new ArrayList<>();
+		for (long slot = ceil(watchFrom.toEpochMilli(), 5000); slot <= watchUntil.toEpochMilli(); slot += 5000) {
+			expected.add(Instant.ofEpochMilli(slot));
+		}
+		assertThat(expected).hasSizeGreaterThanOrEqualTo(10);
+		assertThat(bySlot).as("slots that ran").containsKeys(expected.toArray(Instant[]::new));
+
+		Map<String, Long> perInstance = runs.stream()
+			.filter((run) -> expected.contains(run.scheduledTime()))
+			.collect(Collectors.groupingBy(JobRun::instance, Collectors.counting()));
+		assertThat(perInstance).as("runs per instance").containsOnlyKeys("early", "exact", "late");
+		long most = perInstance.values().stream().mapToLong(Long::longValue).max().orElseThrow();
+		long least = perInstance.values().stream().mapToLong(Long::longValue).min().orElseThrow();
+		assertThat(most - least).as("runs per instance %s", perInstance).isLessThanOrEqualTo(1);
+	}
+
+	@Test
+	void fixedRateRunsHoldTheGuardAtLeastLockAtLeastFor() throws Exception {
+		ConfigurableApplicationContext first = this.apps.start("a", Duration.ZERO, FixedRate.class);
+		this.apps.start("b", Duration.ZERO, FixedRate.class);
+		Thread.sleep(10_500);
+		List<JobRun> history = first.getBean(JobGuardRegistry.class).history("FixedRate.tick");
+		assertThat(RUNS).hasSizeBetween(3, 5);
+		assertThat(history).hasSize(RUNS.size());
+		for (int i = 0; i + 1 < history.size(); i++) {
+			Duration gap = Duration.between(history.get(i + 1).start(), history.get(i).start());
+			assertThat(gap).as("gap between run starts").isGreaterThanOrEqualTo(Duration.ofMillis(2900));
+		}
+		assertThat(first.getBean(JobGuardRegistry.class).lastSkip("FixedRate.tick")).hasValueSatisfying(
+				(skip) -> assertThat(skip.reason()).startsWith("held by "));
+		// a skipped firing is normal: no error, a counter
+		assertThat(first.getBean(MeterRegistry.class).get("lockstep.job.skipped").tag("job", "FixedRate.tick").counter()
+			.count()).isPositive();
+	}
+
+	@Test
+	void startupListsTheGuardedJobsAndRejectsTwoJobsWithOneName(CapturedOutput output) {
+		this.apps.start("lister", Duration.ZERO, Failing.class);
+		assertThat(output).contains("Lockstep guards 1 job(s) as instance lister: 'nightly-export' "
+				+ "(JobGuardTests.Failing.export(), lockAtMostFor 2m, lockAtLeastFor 0s)");
+		assertThatThrownBy(() -> this.apps.start("twins", Duration.ZERO, Twins.class))
+			.hasStackTraceContaining("Two jobs use the guard name 'nightly-export'")
+			.hasStackTraceContaining("JobGuardTests.Failing.export()")
+			.hasStackTraceContaining("JobGuardTests.SameName.other()");
+	}
+
+	@Test
+	void aFailedRunIsRecordedAndReleasesItsGuard() {
+		ConfigurableApplicationContext context = this.apps.start("solo", Duration.ZERO, Failing.class);
+		JobGuardRegistry registry = context.getBean(JobGuardRegistry.class);
+		await().atMost(Duration.ofSeconds(15)).until(() -> registry.lastRun("nightly-export").isPresent());
+		JobRun run = registry.lastRun("nightly-export").orElseThrow();
+		assertThat(run.succeeded()).isFalse();
+		assertThat(run.exception()).isEqualTo(IllegalStateException.class.getName());
+		assertThat(run.instance()).isEqualTo("solo");
+		assertThat(run.scheduledTime()).isNotNull();
+		assertThat(redis(context).hasKey(this.apps.prefix() + "{job:nightly-export}")).isFalse();
+		assertThat(registry.jobs()).singleElement().satisfies((job) -> {
+			assertThat(job.name()).isEqualTo("nightly-export");
+			assertThat(job.lockAtMostFor()).isEqualTo(Duration.ofMinutes(2));
+		});
+	}
+
+	@Test
+	void jobsRegisteredThroughASchedulingConfigurerAreGuardedPerSlot() throws Exception {
+		this.apps.start("c1", Duration.ZERO, ConfigurerJobs.class);
+		this.apps.start("c2", Duration.ZERO, ConfigurerJobs.class);
+		Thread.sleep(9_000);
+		Map<String, Long> perSlot = RUNS.stream().collect(Collectors.groupingBy((run) -> run[1], Collectors.counting()));
+		assertThat(perSlot).hasSizeGreaterThanOrEqualTo(3);
+		assertThat(perSlot.values()).allSatisfy((count) -> assertThat(count).isEqualTo(1));
+	}
+
+	@Test
+	void unguardedJobsStillRunOnEveryInstanceUnlessAllScheduledJobsAreGuarded() throws Exception {
+		this.apps.start("u1", Duration.ZERO, Unguarded.class);
+		this.apps.start("u2", Duration.ZERO, Unguarded.class);
+		Thread.sleep(5_000);
+		assertThat(RUNS.stream().map((run) -> run[0]).distinct()).containsExactlyInAnyOrder("u1", "u2");
+		this.apps.close();
+		RUNS.clear();
+		this.apps = new JobApps();
+		this.apps.start("g1", Duration.ZERO, Unguarded.class, "lockstep.job-guard.guard-all-scheduled=true");
+		this.apps.start("g2", Duration.ZERO, Unguarded.class, "lockstep.job-guard.guard-all-scheduled=true");
+		Thread.sleep(7_000);
+		Map<String, Long> perSlot = RUNS.stream().collect(Collectors.groupingBy((run) -> run[1], Collectors.counting()));
+		assertThat(perSlot).isNotEmpty();
+		assertThat(perSlot.values()).allSatisfy((count) -> assertThat(count).isEqualTo(1));
+	}
+
+	@Test
+	void aSlotLeftToAnInstanceThatNeverStartsItRunsElsewhere() throws Exception {
+		ConfigurableApplicationContext context = this.apps.start("survivor", Duration.ZERO, EveryTwoSeconds.class,
+				"lockstep.job-guard.skew-tolerance=1s");
+		// an instance that announced itself and never ran the job: it is chosen first, then dies
+		StringRedisTemplate redis = redis(context);
+		redis.opsForHash().put(this.apps.prefix() + "{job:EveryTwoSeconds.tick}:members", "ghost",
+				Long.toString(System.currentTimeMillis()));
+		await().atMost(Duration.ofSeconds(15)).until(() -> RUNS.size() >= 2);
+		JobGuardRegistry registry = context.getBean(JobGuardRegistry.class);
+		List<JobRun> history = registry.history("EveryTwoSeconds.tick");
+		assertThat(history).isNotEmpty().allSatisfy((run) -> assertThat(run.instance()).isEqualTo("survivor"));
+		Map<String, Long> perSlot = RUNS.stream().collect(Collectors.groupingBy((run) -> run[1], Collectors.counting()));
+		assertThat(perSlot.values()).allSatisfy((count) -> assertThat(count).isEqualTo(1));
+		// the first slot was left to the ghost and run late, by the takeover
+		JobRun takenOver = history.get(history.size() - 1);
+		assertThat(Duration.between(takenOver.scheduledTime(), takenOver.start())).isGreaterThanOrEqualTo(Duration.ofMillis(900));
+	}
+
+	@Test
+	void shutdownLetsARunningJobFinishAndReleaseItsGuard() throws Exception {
+		// Started outside the scheduler (as an on-demand run or a takeover would be), and deaf to
+		// interrupts: only the guard's own shutdown wait keeps Redis open until the job gives its guard up.
+		ConfigurableApplicationContext context = this.apps.start("leaving", Duration.ZERO, SlowJob.class);
+		StringRedisTemplate redis = redis(this.apps.start("observer", Duration.ZERO, NoJobs.class));
+		String guard = this.apps.prefix() + "{job:SlowJob.work}";
+		Thread run = new Thread(() -> context.getBean(SlowJob.class).work());
+		run.start();
+		await().atMost(Duration.ofSeconds(15)).until(() -> Boolean.TRUE.equals(redis.hasKey(guard)));
+		context.close();
+		run.join(10_000);
+		assertThat(RUNS).hasSize(1);
+		assertThat(redis.hasKey(guard)).as("guard left behind").isFalse();
+		assertThat(redis.opsForHash().get(guard + ":state", "last.outcome")).isEqualTo("success");
+	}
+
+	private static StringRedisTemplate redis(ConfigurableApplicationContext context) {
+		StringRedisTemplate redis = new StringRedisTemplate(context.getBean(RedisConnectionFactory.class));
+		redis.afterPropertiesSet();
+		return redis;
+	}
+
+	private static long ceil(long millis, long step) {
+		return ((millis + step - 1) / step) * step;
+	}
+
+	/** Records a run with the firing's slot, read from the instance's own (skewed) clock. */
+	static void record(String instance, Clock clock, long period) {
+		RUNS.add(new String[] { instance, Long.toString(Math.round(clock.millis() / (double) period) * period) });
+	}
+
+	static class Job {
+
+		@Value("${lockstep.job-guard.instance-id}")
+		String instance;
+
+		@Value("${test.skew-millis}")
+		long skew;
+
+		Clock clock() {
+			return Clock.offset(Clock.systemDefaultZone(), Duration.ofMillis(this.skew));
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class EveryFiveSeconds extends Job {
+
+		@Scheduled(cron = "*/5 * * * * *")
+		@JobGuard
+		public void tick() {
+			record(this.instance, clock(), 5000);
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class EveryTwoSeconds extends Job {
+
+		@Scheduled(cron = "*/2 * * * * *")
+		@JobGuard
+		public void tick() {
+			record(this.instance, clock(), 2000);
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class FixedRate extends Job {
+
+		@Scheduled(fixedRate = 500)
+		@JobGuard(lockAtLeastFor = "3s")
+		public void tick() {
+			record(this.instance, clock(), 1);
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class Failing extends Job {
+
+		@Scheduled(cron = "*/2 * * * * *")
+		@JobGuard(name = "nightly-export", lockAtMostFor = "${test.export-limit:2m}")
+		public void export() {
+			throw new IllegalStateException("export target unreachable");
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@org.springframework.context.annotation.Import({ Failing.class, SameName.class })
+	static class Twins {
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class SameName {
+
+		@Scheduled(cron = "0 0 3 * * *")
+		@JobGuard(name = "nightly-export")
+		public void other() {
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class Unguarded extends Job {
+
+		@Scheduled(cron = "*/2 * * * * *")
+		public void tick() {
+			record(this.instance, clock(), 2000);
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class SlowJob extends Job {
+
+		@JobGuard
+		public void work() {
+			long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);
+			while (System.nanoTime() < end) {
+				LockSupport.parkNanos(end - System.nanoTime());
+				Thread.interrupted();
+			}
+			record(this.instance, clock(), 1);
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class NoJobs {
+
+	}
+
+	/** A job the application schedules itself, calling a guarded method of another bean. */
+	@Configuration(proxyBeanMethods = false)
+	static class ConfigurerJobs {
+
+		@Bean
+		Report report() {
+			return new Report();
+		}
+
+		@Bean
+		SchedulingConfigurer reportSchedule(Report report) {
+			return (registrar) -> registrar.addCronTask(report::send, "*/2 * * * * *");
+		}
+
+	}
+
+	static class Report extends Job {
+
+		@JobGuard(name = "report")
+		public void send() {
+			record(this.instance, clock(), 2000);
+		}
+
+	}
+
+}

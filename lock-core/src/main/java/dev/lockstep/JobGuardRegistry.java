@@ -1,0 +1,27 @@
+package dev.lockstep;
+
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The guarded jobs of this instance and what Redis records about their runs across all
+ * instances. Records are bounded (a short history per job) and expire when a job stops firing.
+ */
+public interface JobGuardRegistry {
+
+	/** The id this instance writes into run records and skip reasons. */
+	String instanceId();
+
+	/** The jobs this instance guards. */
+	List<GuardedJob> jobs();
+
+	/** The last finished run of {@code job} on any instance. */
+	Optional<JobRun> lastRun(String job);
+
+	/** The last firing of {@code job} that an instance skipped, and why. */
+	Optional<JobSkip> lastSkip(String job);
+
+	/** The most recent finished runs of {@code job}, newest first. */
+	List<JobRun> history(String job);
+
+}

@@ -1,0 +1,138 @@
+package dev.lockstep.job;
+
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.aop.support.AopUtils;
+import org.springframework.beans.factory.config.ConfigurableBeanFactory;
+import org.springframework.core.MethodClassKey;
+import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.format.datetime.standard.DurationFormatterUtils;
+import org.springframework.scheduling.annotation.Scheduled;
+import org.springframework.scheduling.annotation.Schedules;
+import org.springframework.util.ClassUtils;
+import org.springframework.util.StringUtils;
+
+import dev.lockstep.GuardedJob;
+import dev.lockstep.annotation.JobGuard;
+import dev.lockstep.lock.DurationText;
+
+/**
+ * Finds the guarded methods ({@link JobGuard}, or every {@link Scheduled} method when all are
+ * guarded) and resolves each once: name, {@code ${...}} placeholders and limits. Two methods
+ * with one guard name, or bad limits, fail startup naming the methods.
+ */
+final class JobDefinitions {
+
+	private final Map<MethodClassKey, Optional<GuardedJob>> byMethod = new ConcurrentHashMap<>();
+
+	private final Map<String, GuardedJob> byName = new ConcurrentHashMap<>();
+
+	private final Duration lockAtMostFor;
+
+	private final Duration lockAtLeastFor;
+
+	private final boolean guardAllScheduled;
+
+	private volatile @Nullable ConfigurableBeanFactory beanFactory;
+
+	JobDefinitions(Duration lockAtMostFor, Duration lockAtLeastFor, boolean guardAllScheduled) {
+		this.lockAtMostFor = lockAtMostFor;
+		this.lockAtLeastFor = lockAtLeastFor;
+		this.guardAllScheduled = guardAllScheduled;
+	}
+
+	void setBeanFactory(ConfigurableBeanFactory beanFactory) {
+		this.beanFactory = beanFactory;
+	}
+
+	List<GuardedJob> all() {
+		List<GuardedJob> jobs = new ArrayList<>(this.byName.values());
+		jobs.sort((a, b) -> a.name().compareTo(b.name()));
+		return jobs;
+	}
+
+	@Nullable GuardedJob find(Method method, @Nullable Class<?> targetClass) {
+		return this.byMethod.computeIfAbsent(new MethodClassKey(method, targetClass),
+				(key) -> Optional.ofNullable(resolve(method, targetClass)))
+			.orElse(null);
+	}
+
+	private @Nullable GuardedJob resolve(Method method, @Nullable Class<?> targetClass) {
+		Method specific = AopUtils.getMostSpecificMethod(method, targetClass);
+		JobGuard guard = AnnotatedElementUtils.findMergedAnnotation(specific, JobGuard.class);
+		boolean scheduled = AnnotatedElementUtils.hasAnnotation(specific, Scheduled.class)
+				|| AnnotatedElementUtils.hasAnnotation(specific, Schedules.class);
+		if (guard == null && !(this.guardAllScheduled && scheduled)) {
+			return null;
+		}
+		String description = describe(specific);
+		String source = "@JobGuard on " + description;
+		int modifiers = specific.getModifiers();
+		if (Modifier.isPrivate(modifiers) || Modifier.isFinal(modifiers) || Modifier.isStatic(modifiers)) {
+			throw new IllegalStateException(source + " cannot apply: the method is private, final or static, and Spring "
+					+ "proxies only intercept overridable methods called through the bean");
+		}
+		Class<?> userClass = ClassUtils.getUserClass((targetClass != null) ? targetClass : method.getDeclaringClass());
+		String name = (guard != null && StringUtils.hasText(guard.name())) ? resolvePlaceholders(guard.name())
+				: userClass.getSimpleName() + "." + method.getName();
+		if (name.indexOf('{') >= 0 || name.indexOf('}') >= 0) {
+			throw new IllegalStateException(source + ": guard name '" + name + "' must not contain '{' or '}'");
+		}
+		Duration atMost = (guard != null && StringUtils.hasText(guard.lockAtMostFor()))
+				? duration(source, "lockAtMostFor", guard.lockAtMostFor()) : this.lockAtMostFor;
+		Duration atLeast = (guard != null && StringUtils.hasText(guard.lockAtLeastFor()))
+				? duration(source, "lockAtLeastFor", guard.lockAtLeastFor()) : this.lockAtLeastFor;
+		if (atMost.toMillis() < 1000) {
+			throw new IllegalStateException(source + ": lockAtMostFor must be at least 1s, was " + format(atMost));
+		}
+		if (atLeast.compareTo(atMost) > 0) {
+			throw new IllegalStateException(source + ": lockAtLeastFor (" + format(atLeast)
+					+ ") must not exceed lockAtMostFor (" + format(atMost) + ")");
+		}
+		GuardedJob job = new GuardedJob(name, description, atMost, atLeast);
+		GuardedJob existing = this.byName.putIfAbsent(name, job);
+		if (existing != null && !existing.method().equals(description)) {
+			throw new IllegalStateException("Two jobs use the guard name '" + name + "': " + existing.method() + " and "
+					+ description + "; give one of them another @JobGuard(name = ...)");
+		}
+		return (existing != null) ? existing : job;
+	}
+
+	private Duration duration(String source, String attribute, String text) {
+		String resolved = resolvePlaceholders(text);
+		try {
+			Duration duration = DurationFormatterUtils.detectAndParse(resolved.trim());
+			if (duration.isNegative()) {
+				throw new IllegalStateException(source + ": " + attribute + " '" + text + "' must not be negative");
+			}
+			return duration;
+		}
+		catch (IllegalArgumentException ex) {
+			throw new IllegalStateException(source + ": " + attribute + " '" + text + "' is not a duration such as 30s, 10m or PT10M", ex);
+		}
+	}
+
+	private String resolvePlaceholders(String value) {
+		ConfigurableBeanFactory factory = this.beanFactory;
+		String resolved = (factory != null) ? factory.resolveEmbeddedValue(value) : value;
+		return (resolved != null) ? resolved : value;
+	}
+
+	static String format(Duration duration) {
+		return DurationText.of(duration);
+	}
+
+	private static String describe(Method method) {
+		return ClassUtils.getShortName(method.getDeclaringClass()) + "." + method.getName() + "()";
+	}
+
+}

@@ -1,0 +1,42 @@
+package dev.lockstep.job;
+
+import org.aopalliance.intercept.MethodInterceptor;
+import org.aopalliance.intercept.MethodInvocation;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.aop.ProxyMethodInvocation;
+import org.springframework.aop.support.AopUtils;
+import org.springframework.beans.factory.ObjectProvider;
+
+import dev.lockstep.GuardedJob;
+
+/**
+ * Runs a guarded method only when this instance wins the firing; otherwise returns at once
+ * ({@code null} for a method that returns something). A firing left to another instance is
+ * handed back to this one later if that instance never starts it.
+ */
+final class JobGuardInterceptor implements MethodInterceptor {
+
+	private final JobDefinitions jobs;
+
+	private final ObjectProvider<RedisJobGuard> guard;
+
+	JobGuardInterceptor(JobDefinitions jobs, ObjectProvider<RedisJobGuard> guard) {
+		this.jobs = jobs;
+		this.guard = guard;
+	}
+
+	@Override
+	public @Nullable Object invoke(MethodInvocation invocation) throws Throwable {
+		Object target = invocation.getThis();
+		GuardedJob job = this.jobs.find(invocation.getMethod(), (target != null) ? AopUtils.getTargetClass(target) : null);
+		if (job == null) {
+			return invocation.proceed();
+		}
+		Firing firing = Firing.current();
+		MethodInvocation later = (invocation instanceof ProxyMethodInvocation proxied) ? proxied.invocableClone() : null;
+		return this.guard.getObject().run(job, firing, invocation::proceed,
+				(later != null) ? later::proceed : null);
+	}
+
+}

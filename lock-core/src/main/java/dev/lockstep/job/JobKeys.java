@@ -1,0 +1,29 @@
+package dev.lockstep.job;
+
+import java.util.List;
+
+/**
+ * The Redis keys of one guarded job, all under one hash tag.
+ * @param guard the guard (a lock value with the lockAtMostFor lease)
+ * @param state the hash with the current run, the last run, the last skip and the slot choice
+ * @param slots the cron slots that ran, with their instance
+ * @param members the instances seen alive
+ * @param lastRuns each instance's last run start
+ * @param history the last runs, newest first
+ */
+record JobKeys(String guard, String state, String slots, String members, String lastRuns, String history) {
+
+	static JobKeys of(String prefix, String job) {
+		String base = prefix + "{job:" + job + "}";
+		return new JobKeys(base, base + ":state", base + ":slots", base + ":members", base + ":ran", base + ":history");
+	}
+
+	List<String> forClaim() {
+		return List.of(this.guard, this.state, this.slots, this.members, this.lastRuns);
+	}
+
+	List<String> forFinish() {
+		return List.of(this.guard, this.state, this.history);
+	}
+
+}

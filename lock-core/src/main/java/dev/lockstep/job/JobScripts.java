@@ -1,0 +1,59 @@
+package dev.lockstep.job;
+
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+import io.lettuce.core.ScriptOutputType;
+import org.jspecify.annotations.Nullable;
+
+import dev.lockstep.redis.LuaScript;
+import dev.lockstep.redis.RedisScripts;
+
+/** The job guard's Lua scripts with typed arguments; each call is one round trip. */
+final class JobScripts {
+
+	private static final String SHARED = "/dev/lockstep/lock/handoff.lua";
+
+	private static final LuaScript CLAIM = LuaScript.load(JobScripts.class, ScriptOutputType.MULTI, SHARED, "job-claim.lua");
+
+	private static final LuaScript FINISH = LuaScript.load(JobScripts.class, ScriptOutputType.INTEGER, SHARED, "job-finish.lua");
+
+	private static final LuaScript RENEW = LuaScript.load(JobScripts.class, ScriptOutputType.MULTI, SHARED,
+			"/dev/lockstep/lock/renew.lua");
+
+	private static final LuaScript MEMBER = LuaScript.load(JobScripts.class, ScriptOutputType.INTEGER, "job-member.lua");
+
+	private final RedisScripts redis;
+
+	JobScripts(RedisScripts redis) {
+		this.redis = redis;
+	}
+
+	/** {1, token, start}, {0, reason} or {2, chosen instance}; see job-claim.lua. */
+	CompletableFuture<List<Object>> claim(JobKeys keys, String instance, String owner, long leaseMillis,
+			@Nullable Long slot, boolean takeover, long livenessMillis, long retentionMillis, int slotsKept) {
+		return this.redis.run(CLAIM, keys.forClaim(), List.of(instance, owner, Long.toString(leaseMillis),
+				(slot != null) ? slot.toString() : "", takeover ? "takeover" : "first", Long.toString(livenessMillis),
+				Long.toString(retentionMillis), Integer.toString(slotsKept)));
+	}
+
+	/** 1 when the guard was released or shortened to lockAtLeastFor, 0 when the run no longer held it. */
+	CompletableFuture<Long> finish(JobKeys keys, String owner, String instance, @Nullable Long slot, long startMillis,
+			@Nullable Throwable failure, long lockAtLeastForMillis, int historySize, long retentionMillis) {
+		return this.redis.run(FINISH, keys.forFinish(), List.of(owner, instance, (slot != null) ? slot.toString() : "",
+				Long.toString(startMillis), (failure == null) ? "success" : "failed",
+				(failure == null) ? "" : failure.getClass().getName(), Long.toString(lockAtLeastForMillis),
+				Integer.toString(historySize), Long.toString(retentionMillis)));
+	}
+
+	/** {1} when the run still owned the guard and its lease was extended, {0} otherwise. */
+	CompletableFuture<List<Long>> renew(JobKeys keys, String owner, long leaseMillis) {
+		return this.redis.run(RENEW, List.of(keys.guard()), List.of(owner, Long.toString(leaseMillis)));
+	}
+
+	CompletableFuture<Long> member(JobKeys keys, String instance, boolean join, long retentionMillis) {
+		return this.redis.run(MEMBER, List.of(keys.members()), List.of(instance, join ? "join" : "leave",
+				Long.toString(retentionMillis)));
+	}
+
+}
