@@ -1,0 +1,97 @@
+package dev.lockstep.benchmark;
+
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicLong;
+
+import dev.lockstep.testing.RedisBinary;
+import dev.lockstep.testing.RedisServer;
+
+/**
+ * The {@code redis-server} the benchmark starts for itself on loopback, and the server's own
+ * count of the commands it executed.
+ */
+final class BenchmarkRedis implements AutoCloseable {
+
+	private final RedisServer server;
+
+	private final Path binary;
+
+	/** Our own administrative commands so far, which the server counts like any other. */
+	private final AtomicLong ownCommands = new AtomicLong();
+
+	private BenchmarkRedis(RedisServer server, Path binary) {
+		this.server = server;
+		this.binary = binary;
+	}
+
+	/** Starts the server found by {@link RedisBinary}: {@code REDIS_SERVER}, else the one on the PATH. */
+	static BenchmarkRedis start() {
+		return new BenchmarkRedis(RedisServer.start(), RedisBinary.find());
+	}
+
+	String host() {
+		return this.server.host();
+	}
+
+	int port() {
+		return this.server.port();
+	}
+
+	Path binary() {
+		return this.binary;
+	}
+
+	/** The server's version, e.g. {@code 7.0.15}. */
+	String version() {
+		return infoField(call("INFO", "server"), "redis_version");
+	}
+
+	/**
+	 * The commands the server has executed so far, by name, minus our own: every line of {@code
+	 * INFO commandstats}, so commands run inside Lua scripts count one by one besides the EVALSHA
+	 * that ran them. The reply to INFO does not count that INFO itself, only earlier ones.
+	 */
+	CommandCounts commandsExecuted() {
+		long own = this.ownCommands.get();
+		String stats = call("INFO", "commandstats");
+		Map<String, Long> counts = new TreeMap<>();
+		for (String line : stats.split("\r?\n")) {
+			int colon = line.indexOf(':');
+			int calls = line.indexOf("calls=");
+			if (line.startsWith("cmdstat_") && colon > 0 && calls > colon) {
+				int end = line.indexOf(',', calls);
+				counts.put(line.substring("cmdstat_".length(), colon),
+						Long.parseLong(line.substring(calls + "calls=".length(), end < 0 ? line.length() : end)));
+			}
+		}
+		// our own commands are all INFO (version and counts): leave them out
+		counts.merge("info", -own, Long::sum);
+		return new CommandCounts(counts);
+	}
+
+	private String call(String... command) {
+		try {
+			return String.valueOf(this.server.call(command));
+		}
+		finally {
+			this.ownCommands.incrementAndGet();
+		}
+	}
+
+	private static String infoField(String info, String field) {
+		for (String line : info.split("\r?\n")) {
+			if (line.startsWith(field + ":")) {
+				return line.substring(field.length() + 1).trim();
+			}
+		}
+		return "unknown";
+	}
+
+	@Override
+	public void close() {
+		this.server.close();
+	}
+
+}

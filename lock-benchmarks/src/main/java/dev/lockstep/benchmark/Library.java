@@ -1,0 +1,60 @@
+package dev.lockstep.benchmark;
+
+import java.util.Arrays;
+import java.util.function.Function;
+
+import org.springframework.integration.redis.util.RedisLockRegistry.RedisLockType;
+
+/** The lock implementations under comparison, in the order of the report's columns. */
+enum Library {
+
+	/** The library under test; every ratio in the report is Lockstep's figure over another's. */
+	LOCKSTEP("lockstep", "Lockstep", LockstepClient::new),
+
+	/** SET NX PX and a compare-and-delete script; busy-spins when the lock is taken. */
+	RAW("raw", "raw SET NX", RawLettuceClient::new),
+
+	REDISSON("redisson", "Redisson RLock", RedissonLockClient::new),
+
+	REGISTRY_PUB_SUB("registry-pubsub", "RedisLockRegistry pub/sub",
+			(redis) -> new RedisLockRegistryClient(redis, RedisLockType.PUB_SUB_LOCK)),
+
+	REGISTRY_SPIN("registry-spin", "RedisLockRegistry spin",
+			(redis) -> new RedisLockRegistryClient(redis, RedisLockType.SPIN_LOCK));
+
+	private final String id;
+
+	private final String title;
+
+	private final Function<BenchmarkRedis, LockClient> connector;
+
+	Library(String id, String title, Function<BenchmarkRedis, LockClient> connector) {
+		this.id = id;
+		this.title = title;
+		this.connector = connector;
+	}
+
+	/** The name used on the command line ({@code --libraries}). */
+	String id() {
+		return this.id;
+	}
+
+	/** The name used in the report. */
+	String title() {
+		return this.title;
+	}
+
+	/** A new client with connections of its own. */
+	LockClient connect(BenchmarkRedis redis) {
+		return this.connector.apply(redis);
+	}
+
+	static Library byId(String id) {
+		return Arrays.stream(values())
+			.filter((library) -> library.id.equals(id))
+			.findFirst()
+			.orElseThrow(() -> new IllegalArgumentException("Unknown library '" + id + "'; known: "
+					+ String.join(", ", Arrays.stream(values()).map(Library::id).toList())));
+	}
+
+}

@@ -1,0 +1,42 @@
+package dev.lockstep.benchmark;
+
+import java.time.Duration;
+
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+import dev.lockstep.LockHandle;
+import dev.lockstep.lock.RedisLockService;
+
+/** Lockstep: a {@link RedisLockService} on a Lettuce connection factory of its own. */
+final class LockstepClient implements LockClient {
+
+	/** Longer than any wait a working run produces; a wait this long means something is broken. */
+	private static final Duration WAIT = Duration.ofMinutes(1);
+
+	private final LettuceConnectionFactory connections;
+
+	private final RedisLockService locks;
+
+	LockstepClient(BenchmarkRedis redis) {
+		this.connections = new LettuceConnectionFactory(new RedisStandaloneConfiguration(redis.host(), redis.port()));
+		this.connections.afterPropertiesSet();
+		this.connections.start();
+		this.locks = new RedisLockService(this.connections);
+		this.locks.setKeyPrefix("bench:");
+		this.locks.start();
+	}
+
+	@Override
+	public Hold lock(String key) {
+		LockHandle handle = this.locks.acquire(key, WAIT);
+		return handle::close;
+	}
+
+	@Override
+	public void close() {
+		this.locks.stop();
+		this.connections.destroy();
+	}
+
+}

@@ -1,0 +1,31 @@
+package dev.lockstep.benchmark;
+
+import org.redisson.Redisson;
+import org.redisson.api.RLock;
+import org.redisson.api.RedissonClient;
+import org.redisson.config.Config;
+
+/** Redisson's {@link RLock} (its default, non-fair lock with the watchdog lease), default settings. */
+final class RedissonLockClient implements LockClient {
+
+	private final RedissonClient client;
+
+	RedissonLockClient(BenchmarkRedis redis) {
+		Config config = new Config();
+		config.useSingleServer().setAddress("redis://" + redis.host() + ":" + redis.port());
+		this.client = Redisson.create(config);
+	}
+
+	@Override
+	public Hold lock(String key) {
+		RLock lock = this.client.getLock("bench-redisson:" + key);
+		lock.lock();
+		return lock::unlock;
+	}
+
+	@Override
+	public void close() {
+		this.client.shutdown();
+	}
+
+}
