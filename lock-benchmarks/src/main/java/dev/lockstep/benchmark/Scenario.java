@@ -1,0 +1,35 @@
+package dev.lockstep.benchmark;
+
+import java.util.List;
+
+/**
+ * One workload of the benchmark, measured once per round for each library it compares. A new
+ * scenario implements this and is added to {@link LockBenchmark#scenarios()}; the rounds, the
+ * medians, the table and the target checks then come with it.
+ */
+interface Scenario {
+
+	/** Short name in the table and for {@code --scenarios}, e.g. {@code C16}. */
+	String id();
+
+	/** What the scenario measures, in one line of the report. */
+	String description();
+
+	/** The libraries it compares; {@link Library#LOCKSTEP} among them, for the ratios. */
+	List<Library> libraries();
+
+	/** Its figures, one table row each, in order. */
+	List<Metric> metrics();
+
+	/**
+	 * Measures one library once: opens the clients it needs, runs the workload and closes them,
+	 * so that no library's idle clients add commands to another's measurement.
+	 */
+	RunResult run(Library library, RunContext context) throws Exception;
+
+	/** The project's targets for this scenario, judged on the figures over all rounds. */
+	default List<TargetCheck> targets(ScenarioResults results) {
+		return List.of();
+	}
+
+}

@@ -1,0 +1,57 @@
+package dev.lockstep.benchmark;
+
+import java.util.List;
+
+/**
+ * A: one thread takes and releases one free lock over and over. The cost of a lock nobody else
+ * wants, which is what most locks in a service are most of the time.
+ */
+final class UncontendedScenario implements Scenario {
+
+	private static final Metric PAIRS = Metric.rate("pairs/s");
+
+	private static final Metric COMMANDS = Metric.cost("Redis commands/pair");
+
+	@Override
+	public String id() {
+		return "A";
+	}
+
+	@Override
+	public String description() {
+		return "uncontended acquire+release pairs per second, 1 thread";
+	}
+
+	@Override
+	public List<Library> libraries() {
+		// the spin and pub/sub modes of RedisLockRegistry take a free lock the same way
+		return List.of(Library.LOCKSTEP, Library.RAW, Library.REDISSON, Library.REGISTRY_PUB_SUB);
+	}
+
+	@Override
+	public List<Metric> metrics() {
+		return List.of(PAIRS, COMMANDS);
+	}
+
+	@Override
+	public RunResult run(Library library, RunContext context) throws Exception {
+		try (LockClient client = library.connect(context.redis())) {
+			String key = context.key("a");
+			LockLoop.Window window = new LockLoop(1, (thread) -> client, (thread) -> key).run(context.redis(),
+					context.settings().warmup(), context.settings().measure(), "bench-a-" + library.id());
+			return new RunResult().with(PAIRS.name(), window.perSecond(window.acquisitions()))
+				.with(COMMANDS.name(), window.commandsPer(window.acquisitions()))
+				.withOverlaps(window.overlaps())
+				.withNote("per pair: " + window.commands().per(window.acquisitions()));
+		}
+	}
+
+	@Override
+	public List<TargetCheck> targets(ScenarioResults results) {
+		Double lockstep = results.figure(Library.LOCKSTEP, PAIRS);
+		return List.of(
+				TargetCheck.atLeast(id(), "Lockstep ≥ Redisson", lockstep, 1.0, results.figure(Library.REDISSON, PAIRS)),
+				TargetCheck.atLeast(id(), "Lockstep ≥ 0.85x raw", lockstep, 0.85, results.figure(Library.RAW, PAIRS)));
+	}
+
+}
