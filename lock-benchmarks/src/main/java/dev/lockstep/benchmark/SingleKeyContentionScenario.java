@@ -1,0 +1,78 @@
+package dev.lockstep.benchmark;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * C16: sixteen threads, each with a client of its own (sixteen processes in miniature), all on
+ * one key. Measures how fast the lock moves from holder to holder, how long a waiter waits, and
+ * what each hand-off costs Redis. The raw client busy-spins here: the floor a polite waiter
+ * should beat.
+ */
+final class SingleKeyContentionScenario implements Scenario {
+
+	static final int CLIENTS = 16;
+
+	static final Metric HANDOFFS = Metric.rate("hand-offs/s");
+
+	static final Metric ACQUISITIONS = Metric.rate("acquisitions/s");
+
+	static final Metric WAIT_P99 = Metric.cost("p99 wait ms");
+
+	static final Metric COMMANDS = Metric.cost("Redis commands/hand-off");
+
+	@Override
+	public String id() {
+		return "C16";
+	}
+
+	@Override
+	public String description() {
+		return CLIENTS + " threads on one key, a client each: hand-offs between threads per second";
+	}
+
+	@Override
+	public List<Library> libraries() {
+		return List.of(Library.LOCKSTEP, Library.RAW, Library.REDISSON, Library.REGISTRY_PUB_SUB);
+	}
+
+	@Override
+	public List<Metric> metrics() {
+		return List.of(HANDOFFS, ACQUISITIONS, WAIT_P99, COMMANDS, Metric.overlaps());
+	}
+
+	@Override
+	public RunResult run(Library library, RunContext context) throws Exception {
+		List<LockClient> clients = new ArrayList<>();
+		try {
+			for (int i = 0; i < CLIENTS; i++) {
+				clients.add(library.connect(context.redis()));
+			}
+			String key = context.key("c16");
+			LockLoop.Window window = new LockLoop(CLIENTS, clients::get, (thread) -> key).run(context.redis(),
+					context.settings().warmup(), context.settings().measure(), "bench-c16-" + library.id());
+			return new RunResult().with(HANDOFFS.name(), window.perSecond(window.handoffs()))
+				.with(ACQUISITIONS.name(), window.perSecond(window.acquisitions()))
+				.with(WAIT_P99.name(), window.waitMicros().getValueAtPercentile(99) / 1000.0)
+				.with(COMMANDS.name(), window.commandsPer(window.handoffs()))
+				.withOverlaps(window.overlaps())
+				.withNote("per hand-off: " + window.commands().per(window.handoffs()));
+		}
+		finally {
+			clients.forEach(LockClient::close);
+		}
+	}
+
+	@Override
+	public List<TargetCheck> targets(ScenarioResults results) {
+		Double handoffs = results.figure(Library.LOCKSTEP, HANDOFFS);
+		return List.of(
+				TargetCheck.atLeast(id(), "Lockstep ≥ 4x Redisson hand-offs/s", handoffs, 4.0,
+						results.figure(Library.REDISSON, HANDOFFS)),
+				TargetCheck.atLeast(id(), "Lockstep above the raw busy-spin floor", handoffs, 1.0,
+						results.figure(Library.RAW, HANDOFFS)),
+				TargetCheck.atMostValue(id(), "Lockstep ≤ 8 commands/hand-off", results.figure(Library.LOCKSTEP, COMMANDS),
+						8.0));
+	}
+
+}
