@@ -43,7 +43,8 @@ public final class LockBenchmark {
 
 	/** Every scenario in report order; the serial-group (E) and job-guard (F) scenarios go here. */
 	static List<Scenario> scenarios() {
-		return List.of(new UncontendedScenario(), new DistinctKeysScenario(), new SingleKeyContentionScenario());
+		return List.of(new UncontendedScenario(), new DistinctKeysScenario(), new SingleKeyContentionScenario(),
+				new HandoffLatencyScenario());
 	}
 
 	/** Runs the chosen scenarios, round after round, every library once per scenario and round. */
