@@ -44,7 +44,7 @@ record BenchmarkReport(BenchmarkEnvironment environment, String command, Benchma
 			.append(" latency percentiles are over all timed trials; windows of ")
 			.append(seconds(this.settings.warmup().toMillis())).append(" warm-up + ")
 			.append(seconds(this.settings.measure().toMillis())).append(" measured; ")
-			.append(this.settings.latencyTrialsPerRound() * this.settings.rounds())
+			.append(this.settings.latencyTrials())
 			.append(" timed hand-offs per library\n");
 		out.append("- Command: `").append(this.command).append("`\n\n");
 		table(out);

@@ -46,9 +46,10 @@ record BenchmarkSettings(int rounds, Duration warmup, Duration measure, int late
 		return new BenchmarkSettings(1, Duration.ZERO, Duration.ofMillis(700), 1, 5, this.settle, false);
 	}
 
-	/** The timed hand-offs of one round, so that all rounds together make {@link #latencyTrials}. */
-	int latencyTrialsPerRound() {
-		return (this.latencyTrials + this.rounds - 1) / this.rounds;
+	/** The timed hand-offs of round {@code round} (from 1), so that all rounds together make {@link #latencyTrials}. */
+	int latencyTrialsIn(int round) {
+		int remainder = this.latencyTrials % this.rounds;
+		return this.latencyTrials / this.rounds + ((round <= remainder) ? 1 : 0);
 	}
 
 }
