@@ -39,7 +39,8 @@ record BenchmarkReport(BenchmarkEnvironment environment, String command, Benchma
 		out.append("- Redis: ").append(this.environment.redis()).append('\n');
 		out.append("- Libraries: ").append(this.environment.libraries()).append('\n');
 		out.append("- Runs: ").append(this.settings.rounds()).append(" round(s)")
-			.append(this.settings.warmupRound() ? " after an unrecorded warm-up round" : "")
+			.append(" after ").append(seconds(this.settings.libraryWarmup().toMillis()))
+			.append(" of unrecorded locking per library")
 			.append(", libraries interleaved (order rotated each round); rates and costs are medians over rounds,")
 			.append(" latency percentiles are over all timed trials; windows of ")
 			.append(seconds(this.settings.warmup().toMillis())).append(" warm-up + ")

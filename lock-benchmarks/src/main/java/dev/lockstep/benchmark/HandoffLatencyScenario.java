@@ -49,7 +49,7 @@ final class HandoffLatencyScenario implements Scenario {
 		try (LockClient holder = library.connect(context.redis());
 				LockClient waiterClient = library.connect(context.redis());
 				BlockedWaiter waiter = new BlockedWaiter(waiterClient, "bench-d-" + library.id())) {
-			int trials = settings.warmupTrials() + settings.latencyTrialsIn(Math.max(1, context.round()));
+			int trials = settings.warmupTrials() + settings.latencyTrialsIn(context.round());
 			for (int trial = 0; trial < trials; trial++) {
 				long nanos = handOff(holder, waiter, key, settings.settle().toNanos(), pollingPeriod(library).toNanos());
 				if (trial >= settings.warmupTrials()) {

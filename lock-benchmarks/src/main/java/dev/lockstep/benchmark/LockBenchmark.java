@@ -5,9 +5,12 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.util.ArrayList;
+import java.time.Duration;
 import java.util.Collections;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Set;
 
 /**
  * Measures Lockstep against Redisson, Spring Integration's RedisLockRegistry and a raw SET NX
@@ -59,9 +62,7 @@ public final class LockBenchmark {
 		try (BenchmarkRedis redis = BenchmarkRedis.start()) {
 			BenchmarkEnvironment environment = BenchmarkEnvironment.describe(redis);
 			progress.println("Redis " + environment.redis() + "; " + environment.machine() + "; " + environment.jvm());
-			if (settings.warmupRound()) {
-				warmUp(results, new RunContext(redis, settings.forWarmupRound(), 0), progress);
-			}
+			warmUp(results, redis, settings.libraryWarmup(), progress);
 			for (int round = 1; round <= settings.rounds(); round++) {
 				RunContext context = new RunContext(redis, settings, round);
 				for (ScenarioResults result : results) {
@@ -74,29 +75,33 @@ public final class LockBenchmark {
 		}
 	}
 
-	/** Every scenario and library once with short windows; only overlaps and failures are kept. */
-	private static void warmUp(List<ScenarioResults> results, RunContext context, PrintStream progress) {
-		for (ScenarioResults result : results) {
-			for (Library library : result.libraries()) {
-				runOnce(result, library, context, progress);
+	/** Every library locks a free key for {@code duration}; nothing is recorded. */
+	private static void warmUp(List<ScenarioResults> results, BenchmarkRedis redis, Duration duration,
+			PrintStream progress) {
+		Set<Library> libraries = EnumSet.noneOf(Library.class);
+		results.forEach((result) -> libraries.addAll(result.libraries()));
+		for (Library library : libraries) {
+			try (LockClient client = library.connect(redis)) {
+				LockLoop.Window window = new LockLoop(1, (thread) -> client, (thread) -> "warm-up").run(redis,
+						Duration.ZERO, duration, "bench-warm-up-" + library.id());
+				progress.printf(Locale.ROOT, "[warm-up] %-26s %.0f pairs/s%n", library.title(),
+						window.perSecond(window.acquisitions()));
+			}
+			catch (Exception ex) {
+				// the library's measured runs fail too, and are reported
+				progress.println("[warm-up] " + library.title() + " FAILED: " + ex);
 			}
 		}
 	}
 
 	private static void runOnce(ScenarioResults result, Library library, RunContext context, PrintStream progress) {
 		Scenario scenario = result.scenario();
-		boolean warmup = context.round() == 0;
-		String round = warmup ? "warm-up" : context.round() + "/" + context.settings().rounds();
+		String round = context.round() + "/" + context.settings().rounds();
 		String label = String.format(Locale.ROOT, "[round %s] %-4s %-26s", round, scenario.id(), library.title());
 		long start = System.nanoTime();
 		try {
 			RunResult run = scenario.run(library, context);
-			if (warmup) {
-				result.addWarmupOverlaps(run.overlaps());
-			}
-			else {
-				result.add(library, run);
-			}
+			result.add(library, run);
 			progress.printf(Locale.ROOT, "%s %s (%.1f s)%n", label, run, (System.nanoTime() - start) / 1e9);
 		}
 		catch (Exception ex) {

@@ -19,8 +19,6 @@ final class ScenarioResults {
 
 	private final List<String> failures = new ArrayList<>();
 
-	private long warmupOverlaps;
-
 	/** Results of {@code scenario} for those of its libraries that are in {@code selected}. */
 	ScenarioResults(Scenario scenario, Set<Library> selected) {
 		this.scenario = scenario;
@@ -38,11 +36,6 @@ final class ScenarioResults {
 
 	void add(Library library, RunResult result) {
 		this.runs.computeIfAbsent(library, (key) -> new ArrayList<>()).add(result);
-	}
-
-	/** Overlaps seen in the unrecorded warm-up round: its figures are dropped, a broken lock is not. */
-	void addWarmupOverlaps(long overlaps) {
-		this.warmupOverlaps += overlaps;
 	}
 
 	void failed(Library library, String round, Throwable error) {
@@ -69,9 +62,9 @@ final class ScenarioResults {
 			.orElse(null);
 	}
 
-	/** Times two holders held one lock at once in any run of this scenario, warm-up included. */
+	/** Times two holders held one lock at once in any run of this scenario. */
 	long overlaps() {
-		return this.warmupOverlaps + this.runs.values().stream().flatMap(List::stream).mapToLong(RunResult::overlaps).sum();
+		return this.runs.values().stream().flatMap(List::stream).mapToLong(RunResult::overlaps).sum();
 	}
 
 }
