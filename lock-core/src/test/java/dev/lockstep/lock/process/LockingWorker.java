@@ -138,7 +138,7 @@ final class LockingWorker {
 	}
 
 	/** Halts when the parent JVM is gone, and after {@link #LONGEST_LIFE} in any case. */
-	private static void haltWhenOrphaned() {
+	static void haltWhenOrphaned() {
 		ProcessHandle.current().parent().ifPresent((parent) -> parent.onExit().thenRun(() -> Runtime.getRuntime().halt(4)));
 		Thread reaper = new Thread(() -> {
 			try {
