@@ -200,7 +200,10 @@ class LockstepAutoConfigurationTests {
 			.getContentAsString(StandardCharsets.UTF_8);
 		for (String property : List.of("lockstep.enabled", "lockstep.key-prefix", "lockstep.advisor-order",
 				"lockstep.command-timeout", "lockstep.heartbeat-interval", "lockstep.lock.wait-time",
-				"lockstep.lock.lease-time", "lockstep.serial-group.wait-time")) {
+				"lockstep.lock.lease-time", "lockstep.serial-group.wait-time", "lockstep.job-guard.enabled",
+				"lockstep.job-guard.lock-at-most-for", "lockstep.job-guard.lock-at-least-for",
+				"lockstep.job-guard.guard-all-scheduled", "lockstep.job-guard.skew-tolerance",
+				"lockstep.job-guard.shutdown-timeout", "lockstep.job-guard.instance-id")) {
 			assertThat(metadata).contains("\"name\": \"" + property + "\"");
 		}
 		assertThat(metadata).contains("Whether Lockstep is enabled.");

@@ -81,6 +81,10 @@ final class JobDefinitions {
 			throw new IllegalStateException(source + " cannot apply: the method is private, final or static, and Spring "
 					+ "proxies only intercept overridable methods called through the bean");
 		}
+		if (specific.getReturnType().isPrimitive() && specific.getReturnType() != void.class) {
+			throw new IllegalStateException(source + " cannot apply: a skipped firing returns null, which a method returning "
+					+ specific.getReturnType() + " cannot; return void or an object type");
+		}
 		Class<?> userClass = ClassUtils.getUserClass((targetClass != null) ? targetClass : method.getDeclaringClass());
 		String name = (guard != null && StringUtils.hasText(guard.name())) ? resolvePlaceholders(guard.name())
 				: userClass.getSimpleName() + "." + method.getName();

@@ -1,0 +1,107 @@
+package dev.lockstep.autoconfigure.job;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+import dev.lockstep.GuardedJob;
+import dev.lockstep.JobGuardRegistry;
+import dev.lockstep.JobRun;
+import dev.lockstep.JobSkip;
+import dev.lockstep.autoconfigure.LockstepAutoConfiguration;
+import dev.lockstep.job.JobGuardAdvisor;
+import dev.lockstep.job.RedisJobGuard;
+import dev.lockstep.job.ScheduledFirings;
+import dev.lockstep.testing.TestRedis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The job guard's auto-configuration: conditions and properties. */
+class JobGuardAutoConfigurationTests {
+
+	private final ApplicationContextRunner runner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, LockstepAutoConfiguration.class,
+				JobGuardAutoConfiguration.class))
+		.withPropertyValues("spring.data.redis.host=" + TestRedis.standalone().host(),
+				"spring.data.redis.port=" + TestRedis.standalone().port());
+
+	@Test
+	void wiresTheGuardTheAdvisorAndTheFiringRecorder() {
+		this.runner.withPropertyValues("lockstep.job-guard.instance-id=node-1").run((context) -> {
+			assertThat(context).hasSingleBean(RedisJobGuard.class).hasSingleBean(JobGuardAdvisor.class)
+				.hasSingleBean(ScheduledFirings.class);
+			assertThat(context.getBean(JobGuardRegistry.class).instanceId()).isEqualTo("node-1");
+		});
+	}
+
+	@Test
+	void staysAwayWhenDisabled() {
+		this.runner.withPropertyValues("lockstep.job-guard.enabled=false")
+			.run((context) -> assertThat(context).doesNotHaveBean(JobGuardRegistry.class).doesNotHaveBean(JobGuardAdvisor.class));
+		this.runner.withPropertyValues("lockstep.enabled=false")
+			.run((context) -> assertThat(context).doesNotHaveBean(JobGuardRegistry.class));
+	}
+
+	@Test
+	void backsOffForTheApplicationsOwnRegistry() {
+		this.runner.withUserConfiguration(OwnRegistry.class).run((context) -> {
+			assertThat(context).hasSingleBean(JobGuardRegistry.class).doesNotHaveBean(RedisJobGuard.class);
+		});
+	}
+
+	@Test
+	void invalidLimitsStopStartupNamingTheProperty() {
+		this.runner.withPropertyValues("lockstep.job-guard.lock-at-most-for=500ms").run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(context.getStartupFailure()).hasStackTraceContaining("lockstep.job-guard.lock-at-most-for");
+		});
+		this.runner.withPropertyValues("lockstep.job-guard.instance-id=host a").run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(context.getStartupFailure()).hasStackTraceContaining("lockstep.job-guard.instance-id");
+		});
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class OwnRegistry {
+
+		@Bean
+		JobGuardRegistry ownRegistry() {
+			return new JobGuardRegistry() {
+				@Override
+				public String instanceId() {
+					return "own";
+				}
+
+				@Override
+				public List<GuardedJob> jobs() {
+					return List.of();
+				}
+
+				@Override
+				public Optional<JobRun> lastRun(String job) {
+					return Optional.empty();
+				}
+
+				@Override
+				public Optional<JobSkip> lastSkip(String job) {
+					return Optional.empty();
+				}
+
+				@Override
+				public List<JobRun> history(String job) {
+					return List.of();
+				}
+			};
+		}
+
+	}
+
+}
