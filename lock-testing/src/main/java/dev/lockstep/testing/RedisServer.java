@@ -37,23 +37,40 @@ public final class RedisServer implements AutoCloseable {
 
 	private final int port;
 
+	private final @Nullable String config;
+
 	private @Nullable Process process;
 
-	private RedisServer(Path binary, Path directory, int port, List<String> extraArgs) {
+	private RedisServer(Path binary, Path directory, int port, List<String> extraArgs, @Nullable String config) {
 		this.binary = binary;
 		this.directory = directory;
 		this.port = port;
 		this.extraArgs = extraArgs;
+		this.config = config;
 	}
 
 	/** Starts a server on a free port; {@code extraArgs} are redis-server options such as "--cluster-enabled", "yes". */
 	public static RedisServer start(String... extraArgs) {
+		return launchNew(null, extraArgs);
+	}
+
+	/**
+	 * Starts a Sentinel on a free port that monitors {@code master} under {@code masterName}, with
+	 * a quorum of one and a two-second down-after time.
+	 */
+	public static RedisServer startSentinel(String masterName, RedisServer master) {
+		return launchNew("sentinel monitor " + masterName + " " + master.host() + " " + master.port() + " 1\n"
+				+ "sentinel down-after-milliseconds " + masterName + " 2000\n"
+				+ "sentinel failover-timeout " + masterName + " 10000\n", "--sentinel");
+	}
+
+	private static RedisServer launchNew(@Nullable String config, String... extraArgs) {
 		Path binary = RedisBinary.find();
 		IllegalStateException last = null;
 		for (int attempt = 0; attempt < 5; attempt++) {
 			try {
 				Path directory = Files.createTempDirectory("lockstep-redis-");
-				RedisServer server = new RedisServer(binary, directory, freePort(), List.of(extraArgs));
+				RedisServer server = new RedisServer(binary, directory, freePort(), List.of(extraArgs), config);
 				server.launch();
 				return server;
 			}
@@ -69,7 +86,21 @@ public final class RedisServer implements AutoCloseable {
 	}
 
 	private void launch() {
-		List<String> command = new ArrayList<>(List.of(this.binary.toString(), "--port", Integer.toString(this.port),
+		List<String> command = new ArrayList<>(List.of(this.binary.toString()));
+		if (this.config != null) {
+			// a Sentinel rewrites its configuration file, so it needs one of its own
+			Path file = this.directory.resolve("redis.conf");
+			try {
+				if (!Files.exists(file)) {
+					Files.writeString(file, this.config);
+				}
+			}
+			catch (IOException ex) {
+				throw new UncheckedIOException(ex);
+			}
+			command.add(file.toString());
+		}
+		command.addAll(List.of("--port", Integer.toString(this.port),
 				"--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--protected-mode", "no", "--daemonize", "no",
 				"--dir", this.directory.toString(), "--logfile", logFile().toString()));
 		command.addAll(this.extraArgs);
