@@ -1,0 +1,55 @@
+package dev.lockstep.sample.user;
+
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.List;
+import java.util.Optional;
+
+import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.jdbc.support.GeneratedKeyHolder;
+import org.springframework.jdbc.support.KeyHolder;
+import org.springframework.stereotype.Repository;
+
+/** The {@code app_user} table. */
+@Repository
+public class UserRepository {
+
+	private static final String COLUMNS = "select id, pin, name, created_by, created_at from app_user";
+
+	private final JdbcClient jdbc;
+
+	UserRepository(JdbcClient jdbc) {
+		this.jdbc = jdbc;
+	}
+
+	/** The first user with this pin; there is only ever one while every writer holds the pin's lock. */
+	Optional<User> findByPin(String pin) {
+		return this.jdbc.sql(COLUMNS + " where pin = ? order by id fetch first 1 row only").param(pin).query(UserRepository::user).optional();
+	}
+
+	/** Every row with this pin: more than one would be the duplicate the lock prevents. */
+	List<User> findAllByPin(String pin) {
+		return this.jdbc.sql(COLUMNS + " where pin = ? order by id").param(pin).query(UserRepository::user).list();
+	}
+
+	List<User> findLatest(int limit) {
+		return this.jdbc.sql(COLUMNS + " order by id desc fetch first ? rows only").param(limit).query(UserRepository::user).list();
+	}
+
+	User insert(String pin, String name, String createdBy) {
+		Instant now = Instant.now().truncatedTo(ChronoUnit.MICROS);
+		KeyHolder keys = new GeneratedKeyHolder();
+		this.jdbc.sql("insert into app_user (pin, name, created_by, created_at) values (?, ?, ?, ?)")
+			.params(pin, name, createdBy, now)
+			.update(keys, "id");
+		return new User(keys.getKeyAs(Long.class), pin, name, createdBy, now);
+	}
+
+	private static User user(ResultSet row, int index) throws SQLException {
+		return new User(row.getLong("id"), row.getString("pin"), row.getString("name"), row.getString("created_by"),
+				row.getObject("created_at", Instant.class));
+	}
+
+}
