@@ -10,3 +10,15 @@ create table if not exists app_user (
     created_at timestamp(6) with time zone not null
 );
 create index if not exists app_user_pin on app_user (pin);
+
+-- Import runs, numbered in the order they started across all instances.
+create sequence if not exists import_sequence;
+create table if not exists import_run (
+    sequence bigint primary key,
+    request_id varchar(100) not null,
+    group_key varchar(130) not null,
+    instance_id varchar(100) not null,
+    started_at timestamp(6) with time zone not null,
+    finished_at timestamp(6) with time zone
+);
+create index if not exists import_run_group on import_run (group_key, sequence);

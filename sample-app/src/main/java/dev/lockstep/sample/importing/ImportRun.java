@@ -1,0 +1,18 @@
+package dev.lockstep.sample.importing;
+
+import java.time.Instant;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One processed import request, as recorded in the {@code import_run} table.
+ * @param sequence the order in which runs started, across all instances
+ * @param requestId the request's id
+ * @param group the request's group, "tenant:entity"
+ * @param instanceId the instance that ran it
+ * @param startedAt when it started
+ * @param finishedAt when it finished, or null while it runs
+ */
+public record ImportRun(long sequence, String requestId, String group, String instanceId, Instant startedAt,
+		@Nullable Instant finishedAt) {
+}
