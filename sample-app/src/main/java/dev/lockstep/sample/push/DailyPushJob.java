@@ -1,0 +1,49 @@
+package dev.lockstep.sample.push;
+
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.temporal.ChronoUnit;
+
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import org.springframework.beans.factory.annotation.Value;
+import org.springframework.scheduling.annotation.Scheduled;
+import org.springframework.stereotype.Component;
+
+/**
+ * The "daily push" of field report 2: a notification push that must go out once per firing, not
+ * once per instance. Its cron is {@code sample.push.cron}; every few seconds in the sample so that
+ * firings can be watched, daily in real life.
+ */
+@Component
+class DailyPushJob {
+
+	private static final Logger logger = LoggerFactory.getLogger(DailyPushJob.class);
+
+	private final PushRunLog runs;
+
+	private final @Nullable CronFirings firings;
+
+	private final String instanceId;
+
+	DailyPushJob(PushRunLog runs, @Value("${sample.push.cron}") String cron, @Value("${sample.instance-id}") String instanceId) {
+		this.runs = runs;
+		this.firings = Scheduled.CRON_DISABLED.equals(cron) ? null : new CronFirings(cron);
+		this.instanceId = instanceId;
+	}
+
+	// TODO(@JobGuard): guard this job with @JobGuard once Lockstep has it, so that each firing runs on
+	// exactly one instance. Until then every instance runs every firing, which is the bug of the
+	// field reports; the end-to-end test will then also check "one run per firing".
+	@Scheduled(cron = "${sample.push.cron}")
+	public void push() {
+		Instant startedAt = Instant.now().truncatedTo(ChronoUnit.MICROS);
+		Instant scheduledFor = (this.firings != null)
+				? this.firings.latestAtOrBefore(startedAt.atZone(ZoneId.systemDefault())).toInstant() : startedAt;
+		this.runs.record(this.instanceId, scheduledFor, startedAt);
+		logger.info("Daily push for the firing of {} ran on {}", scheduledFor, this.instanceId);
+	}
+
+}
