@@ -1,0 +1,111 @@
+package dev.lockstep.sample.web;
+
+import java.util.List;
+
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.HttpStatusCode;
+import org.springframework.http.ProblemDetail;
+import org.springframework.http.ResponseEntity;
+import org.springframework.validation.FieldError;
+import org.springframework.web.bind.MethodArgumentNotValidException;
+import org.springframework.web.bind.annotation.ExceptionHandler;
+import org.springframework.web.bind.annotation.RestControllerAdvice;
+import org.springframework.web.context.request.WebRequest;
+import org.springframework.web.method.annotation.HandlerMethodValidationException;
+import org.springframework.web.servlet.mvc.method.annotation.ResponseEntityExceptionHandler;
+
+import dev.lockstep.LockKeyException;
+import dev.lockstep.LockNotAcquiredException;
+import dev.lockstep.LockUnavailableException;
+
+/**
+ * Turns every failure into a problem detail (RFC 9457) with a fitting status and never a stack
+ * trace. Spring MVC's own exceptions (unreadable body, unknown path, wrong method...) get theirs
+ * from {@link ResponseEntityExceptionHandler}; Lockstep's are mapped here:
+ * <ul>
+ * <li>{@link LockKeyException}: 400, the request gave no usable lock key;</li>
+ * <li>{@link LockNotAcquiredException}: 409, someone else still holds the lock or the group's turn
+ * did not come in time; nothing was done, so the client may retry;</li>
+ * <li>{@link LockUnavailableException}: 503, Redis is unreachable and Lockstep fails closed.</li>
+ * </ul>
+ */
+@RestControllerAdvice
+class ProblemDetailsAdvice extends ResponseEntityExceptionHandler {
+
+	private static final Logger logger = LoggerFactory.getLogger(ProblemDetailsAdvice.class);
+
+	private static final String RETRY_AFTER_SECONDS = "1";
+
+	@ExceptionHandler
+	ProblemDetail lockKey(LockKeyException ex) {
+		return problem(HttpStatus.BAD_REQUEST, "No lock key", ex.getMessage());
+	}
+
+	@ExceptionHandler
+	ResponseEntity<ProblemDetail> notAcquired(LockNotAcquiredException ex) {
+		return ResponseEntity.status(HttpStatus.CONFLICT)
+			.header(HttpHeaders.RETRY_AFTER, RETRY_AFTER_SECONDS)
+			.body(problem(HttpStatus.CONFLICT, "Busy elsewhere", ex.getMessage()));
+	}
+
+	@ExceptionHandler
+	ResponseEntity<ProblemDetail> unavailable(LockUnavailableException ex) {
+		logger.warn("Answering 503: {}", ex.getMessage());
+		return ResponseEntity.status(HttpStatus.SERVICE_UNAVAILABLE)
+			.header(HttpHeaders.RETRY_AFTER, RETRY_AFTER_SECONDS)
+			.body(problem(HttpStatus.SERVICE_UNAVAILABLE, "Coordination unavailable",
+					"Redis cannot be reached, so nothing was done; try again later"));
+	}
+
+	@ExceptionHandler
+	ProblemDetail notFound(ResourceNotFoundException ex) {
+		return problem(HttpStatus.NOT_FOUND, "Not found", ex.getMessage());
+	}
+
+	/** The last resort: the cause goes to the log, never to the client. */
+	@ExceptionHandler
+	ProblemDetail unexpected(Exception ex) {
+		logger.error("Unexpected failure", ex);
+		return problem(HttpStatus.INTERNAL_SERVER_ERROR, "Internal error", "The request failed; the server log has the cause");
+	}
+
+	@Override
+	protected @Nullable ResponseEntity<Object> handleMethodArgumentNotValid(MethodArgumentNotValidException ex,
+			HttpHeaders headers, HttpStatusCode status, WebRequest request) {
+		List<String> errors = ex.getBindingResult().getAllErrors().stream()
+			.map((error) -> ((error instanceof FieldError field) ? field.getField() + ": " : "") + error.getDefaultMessage())
+			.sorted()
+			.toList();
+		return invalid(ex, errors, headers, status, request);
+	}
+
+	@Override
+	protected @Nullable ResponseEntity<Object> handleHandlerMethodValidationException(HandlerMethodValidationException ex,
+			HttpHeaders headers, HttpStatusCode status, WebRequest request) {
+		List<String> errors = ex.getParameterValidationResults().stream()
+			.flatMap((result) -> result.getResolvableErrors().stream()
+				.map((error) -> result.getMethodParameter().getParameterName() + ": " + error.getDefaultMessage()))
+			.sorted()
+			.toList();
+		return invalid(ex, errors, headers, status, request);
+	}
+
+	private @Nullable ResponseEntity<Object> invalid(Exception ex, List<String> errors, HttpHeaders headers,
+			HttpStatusCode status, WebRequest request) {
+		ProblemDetail body = problem(HttpStatus.BAD_REQUEST, "Invalid request", String.join("; ", errors));
+		body.setProperty("errors", errors);
+		return handleExceptionInternal(ex, body, headers, status, request);
+	}
+
+	private static ProblemDetail problem(HttpStatus status, String title, @Nullable String detail) {
+		ProblemDetail problem = ProblemDetail.forStatusAndDetail(status, detail);
+		problem.setTitle(title);
+		return problem;
+	}
+
+}
