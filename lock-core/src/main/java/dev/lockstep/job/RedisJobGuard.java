@@ -4,16 +4,7 @@ import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
-import java.util.Set;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -28,34 +19,20 @@ import dev.lockstep.JobGuardRegistry;
 import dev.lockstep.JobRun;
 import dev.lockstep.JobSkip;
 import dev.lockstep.LockListener;
-import dev.lockstep.LockLostEvent;
 import dev.lockstep.redis.RedisScripts;
 
 /**
  * The job guard on Redis: decides per firing which instance runs a guarded job, keeps the guard
  * while the run lasts, records runs and skips, and on shutdown lets running jobs finish and give
- * up their guards before the Redis connection closes.
+ * up their guards before the Redis connection closes. Settings are fixed once it has started.
  */
 public final class RedisJobGuard implements JobGuardRegistry, SmartLifecycle {
 
 	private static final Logger logger = LoggerFactory.getLogger(RedisJobGuard.class);
 
-	/** How often an instance tells Redis it is alive for its guarded jobs. */
-	private static final Duration MEMBERSHIP_INTERVAL = Duration.ofSeconds(5);
-
-	private static final int HISTORY_SIZE = 20;
-
-	private static final int SLOTS_KEPT = 256;
-
-	private static final long RETENTION_MILLIS = Duration.ofDays(7).toMillis();
-
 	private final RedisConnectionFactory connectionFactory;
 
 	private final JobGuardAdvisor advisor;
-
-	private final AtomicLong sequence = new AtomicLong();
-
-	private final Set<Run> runs = ConcurrentHashMap.newKeySet();
 
 	private String keyPrefix = "lockstep:";
 
@@ -70,17 +47,11 @@ public final class RedisJobGuard implements JobGuardRegistry, SmartLifecycle {
 	private LockListener listener = new LockListener() {
 	};
 
-	private volatile boolean accepting;
+	private volatile @Nullable JobRunner runner;
 
 	private @Nullable RedisScripts redis;
 
-	private @Nullable JobScripts scripts;
-
 	private @Nullable JobRecords records;
-
-	private @Nullable ScheduledExecutorService timer;
-
-	private @Nullable ExecutorService takeovers;
 
 	public RedisJobGuard(RedisConnectionFactory connectionFactory, JobGuardAdvisor advisor) {
 		Assert.notNull(connectionFactory, "RedisConnectionFactory must not be null");
@@ -151,16 +122,15 @@ public final class RedisJobGuard implements JobGuardRegistry, SmartLifecycle {
 
 	@Override
 	public synchronized void start() {
-		if (this.accepting) {
+		if (this.runner != null) {
 			return;
 		}
 		this.redis = new RedisScripts(this.connectionFactory);
-		this.scripts = new JobScripts(this.redis);
 		this.records = new JobRecords(this.connectionFactory, this.keyPrefix);
-		this.timer = Executors.newSingleThreadScheduledExecutor((task) -> daemon(task, "lockstep-job-guard"));
-		this.takeovers = Executors.newSingleThreadExecutor((task) -> daemon(task, "lockstep-job-takeover"));
-		this.timer.scheduleWithFixedDelay(this::announce, 0, MEMBERSHIP_INTERVAL.toMillis(), TimeUnit.MILLISECONDS);
-		this.accepting = true;
+		JobRunner runner = new JobRunner(new JobScripts(this.redis), this.keyPrefix, this.instanceId, this.skewTolerance,
+				this.commandTimeout, this.listener);
+		runner.announce(this::jobs);
+		this.runner = runner;
 		List<GuardedJob> jobs = jobs();
 		if (!jobs.isEmpty()) {
 			logger.info("Lockstep guards {} job(s) as instance {}: {}", jobs.size(), this.instanceId,
@@ -179,39 +149,20 @@ public final class RedisJobGuard implements JobGuardRegistry, SmartLifecycle {
 	 */
 	@Override
 	public void stop() {
+		JobRunner stopping;
 		synchronized (this) {
-			if (!this.accepting) {
-				return;
-			}
-			this.accepting = false;
+			stopping = this.runner;
+			this.runner = null;
 		}
-		long deadline = System.nanoTime() + this.shutdownTimeout.toNanos();
-		synchronized (this.runs) {
-			while (!this.runs.isEmpty() && deadline - System.nanoTime() > 0) {
-				try {
-					this.runs.wait(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
-				}
-				catch (InterruptedException ex) {
-					Thread.currentThread().interrupt();
-					break;
-				}
-			}
+		if (stopping != null) {
+			stopping.stop(this.shutdownTimeout, jobs());
+			this.redis.close();
 		}
-		if (!this.runs.isEmpty()) {
-			logger.warn("{} guarded job(s) still running after {}; their guards free themselves within lockAtMostFor",
-					this.runs.size(), JobDefinitions.format(this.shutdownTimeout));
-		}
-		this.timer.shutdownNow();
-		this.takeovers.shutdownNow();
-		for (GuardedJob job : jobs()) {
-			await(this.scripts.member(keys(job), this.instanceId, false, RETENTION_MILLIS), job, "leaving");
-		}
-		this.redis.close();
 	}
 
 	@Override
 	public boolean isRunning() {
-		return this.accepting;
+		return this.runner != null;
 	}
 
 	/** After the schedulers (so their jobs are done) and before the lock service and Redis connections. */
@@ -220,144 +171,15 @@ public final class RedisJobGuard implements JobGuardRegistry, SmartLifecycle {
 		return 2000;
 	}
 
-	/**
-	 * Runs one firing of {@code job} if this instance wins it.
-	 * @param body the guarded method
-	 * @param later the same method, to run later if the firing is left to an instance that never starts it
-	 */
-	@Nullable Object run(GuardedJob job, @Nullable Firing firing, JobBody body, @Nullable JobBody later) throws Throwable {
-		Long slot = (firing != null) ? firing.slot() : null;
-		if (!this.accepting) {
-			skipped(job, "the application is shutting down");
+	/** Runs one firing of {@code job} if this instance wins it; see {@link JobRunner#run}. */
+	@Nullable Object run(GuardedJob job, @Nullable Firing firing, JobRunner.JobBody body, JobRunner.@Nullable JobBody later)
+			throws Throwable {
+		JobRunner current = this.runner;
+		if (current == null) {
+			logger.debug("Job '{}' skipped this firing: the job guard is not running", job.name());
 			return null;
 		}
-		Claim claim = claim(job, slot, false);
-		if (claim == null) {
-			return null;
-		}
-		if (claim.runs()) {
-			return runClaimed(job, slot, claim, body);
-		}
-		skipped(job, claim.reason());
-		if (claim.deferred() && later != null) {
-			this.timer.schedule(() -> this.takeovers.execute(() -> takeOver(job, slot, later)),
-					this.skewTolerance.toMillis(), TimeUnit.MILLISECONDS);
-		}
-		return null;
-	}
-
-	/** The chosen instance never started the slot: run it here, unless someone did meanwhile. */
-	private void takeOver(GuardedJob job, Long slot, JobBody body) {
-		if (!this.accepting) {
-			return;
-		}
-		Claim claim = claim(job, slot, true);
-		if (claim == null || !claim.runs()) {
-			return;
-		}
-		logger.info("Job '{}' runs the firing of {} that the chosen instance did not start", job.name(),
-				java.time.Instant.ofEpochMilli(slot));
-		try {
-			runClaimed(job, slot, claim, body);
-		}
-		catch (Throwable ex) {
-			logger.error("Job '{}' failed", job.name(), ex);
-		}
-	}
-
-	private @Nullable Claim claim(GuardedJob job, @Nullable Long slot, boolean takeover) {
-		String owner = this.instanceId + ":" + Long.toString(this.sequence.incrementAndGet(), 36);
-		List<Object> reply = await(this.scripts.claim(keys(job), this.instanceId, owner, job.lockAtMostFor().toMillis(),
-				slot, takeover, MEMBERSHIP_INTERVAL.toMillis() * 3, RETENTION_MILLIS, SLOTS_KEPT), job, "claiming a firing of");
-		return (reply != null) ? Claim.of(owner, reply) : null;
-	}
-
-	private @Nullable Object runClaimed(GuardedJob job, @Nullable Long slot, Claim claim, JobBody body) throws Throwable {
-		Run run = new Run(job, claim.owner(), claim.token(), claim.start(), slot);
-		this.runs.add(run);
-		long renewEvery = Math.max(1, job.lockAtMostFor().toMillis() / 3);
-		ScheduledFuture<?> renewal = this.timer.scheduleAtFixedRate(() -> renew(run), renewEvery, renewEvery,
-				TimeUnit.MILLISECONDS);
-		Throwable failure = null;
-		try {
-			return body.run();
-		}
-		catch (Throwable ex) {
-			failure = ex;
-			throw ex;
-		}
-		finally {
-			renewal.cancel(false);
-			Long released = await(this.scripts.finish(keys(job), run.owner(), this.instanceId, slot, run.start(), failure,
-					job.lockAtLeastFor().toMillis(), HISTORY_SIZE, RETENTION_MILLIS), job, "finishing a run of");
-			if (released != null && released == 0) {
-				logger.warn("Job '{}' no longer held its guard when it finished; it ran longer than it could renew", job.name());
-			}
-			synchronized (this.runs) {
-				this.runs.remove(run);
-				this.runs.notifyAll();
-			}
-		}
-	}
-
-	private void renew(Run run) {
-		this.scripts.renew(keys(run.job()), run.owner(), run.job().lockAtMostFor().toMillis())
-			.whenComplete((renewed, error) -> {
-				if (error != null) {
-					logger.warn("Could not renew the guard of job '{}', will retry: {}", run.job().name(), error.toString());
-				}
-				else if (renewed.get(0) == 0L && this.runs.contains(run)) {
-					String reason = "the guard was gone from Redis while the job still ran";
-					logger.error("Job '{}' lost its guard: {}", run.job().name(), reason);
-					this.listener.lost(new LockLostEvent("job:" + run.job().name(), run.token(), reason));
-				}
-			});
-	}
-
-	private void announce() {
-		for (GuardedJob job : jobs()) {
-			this.scripts.member(keys(job), this.instanceId, true, RETENTION_MILLIS).whenComplete((done, error) -> {
-				if (error != null) {
-					logger.debug("Could not announce instance for job '{}'", job.name(), error);
-				}
-			});
-		}
-	}
-
-	private void skipped(GuardedJob job, String reason) {
-		logger.debug("Job '{}' skipped this firing: {}", job.name(), reason);
-		try {
-			this.listener.jobSkipped(job.name(), reason);
-		}
-		catch (RuntimeException ex) {
-			logger.warn("LockListener failed", ex);
-		}
-	}
-
-	/** The reply, or null (logged) when Redis failed: a guarded job then skips its firing rather than run unguarded. */
-	private <T> @Nullable T await(CompletableFuture<T> reply, GuardedJob job, String doing) {
-		try {
-			return reply.get(this.commandTimeout.toMillis(), TimeUnit.MILLISECONDS);
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			reply.cancel(false);
-		}
-		catch (Exception ex) {
-			reply.cancel(false);
-			logger.warn("Redis failed while {} job '{}'; the firing does not run: {}", doing, job.name(), ex.toString());
-		}
-		return null;
-	}
-
-	private JobKeys keys(GuardedJob job) {
-		return JobKeys.of(this.keyPrefix, job.name());
-	}
-
-	private static Thread daemon(Runnable task, String name) {
-		Thread thread = new Thread(task, name);
-		thread.setDaemon(true);
-		return thread;
+		return current.run(job, firing, body, later);
 	}
 
 	private static String defaultInstanceId() {
@@ -367,40 +189,6 @@ public final class RedisJobGuard implements JobGuardRegistry, SmartLifecycle {
 		String host = (at > 0) ? runtime.substring(at + 1) : "host";
 		String suffix = Integer.toString(ThreadLocalRandom.current().nextInt(36 * 36 * 36), 36);
 		return (host + "-" + pid + "-" + suffix).replaceAll("[^A-Za-z0-9._-]", "-");
-	}
-
-	/** The guarded method's body. */
-	@FunctionalInterface
-	interface JobBody {
-
-		@Nullable Object run() throws Throwable;
-
-	}
-
-	/** A run in progress. */
-	private record Run(GuardedJob job, String owner, long token, long start, @Nullable Long slot) {
-	}
-
-	/** What job-claim.lua decided. */
-	private record Claim(String owner, int outcome, long token, long start, String reason) {
-
-		static Claim of(String owner, List<Object> reply) {
-			int outcome = ((Long) reply.get(0)).intValue();
-			if (outcome == 1) {
-				return new Claim(owner, 1, (Long) reply.get(1), (Long) reply.get(2), "");
-			}
-			String detail = new String((byte[]) reply.get(1), java.nio.charset.StandardCharsets.UTF_8);
-			return new Claim(owner, outcome, 0, 0, (outcome == 2) ? "left to " + detail + ", which ran least recently" : detail);
-		}
-
-		boolean runs() {
-			return this.outcome == 1;
-		}
-
-		boolean deferred() {
-			return this.outcome == 2;
-		}
-
 	}
 
 }
