@@ -7,11 +7,9 @@ import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 
 import org.jspecify.annotations.Nullable;
@@ -20,10 +18,7 @@ import org.slf4j.LoggerFactory;
 
 import org.springframework.beans.factory.InitializingBean;
 import org.springframework.context.SmartLifecycle;
-import org.springframework.core.task.SyncTaskExecutor;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
-import org.springframework.data.redis.listener.ChannelTopic;
-import org.springframework.data.redis.listener.RedisMessageListenerContainer;
 import org.springframework.util.Assert;
 
 import dev.lockstep.LockException;
@@ -32,7 +27,6 @@ import dev.lockstep.LockListener;
 import dev.lockstep.LockLostEvent;
 import dev.lockstep.LockNotAcquiredException;
 import dev.lockstep.LockService;
-import dev.lockstep.LockUnavailableException;
 import dev.lockstep.lock.LockWaiters.Waiter;
 import dev.lockstep.redis.RedisScripts;
 
@@ -82,7 +76,9 @@ public final class RedisLockService implements LockService, InitializingBean, Sm
 
 	private @Nullable ScheduledExecutorService timer;
 
-	private @Nullable RedisMessageListenerContainer wakeUps;
+	private @Nullable WakeUpChannel wakeUps;
+
+	private @Nullable RedisReplies replies;
 
 	public RedisLockService(RedisConnectionFactory connectionFactory) {
 		Assert.notNull(connectionFactory, "RedisConnectionFactory must not be null");
@@ -153,18 +149,13 @@ public final class RedisLockService implements LockService, InitializingBean, Sm
 		LockScripts scripts = new LockScripts(redis, channelPrefix());
 		LockWaiters waiters = new LockWaiters(this.instance, this::releaseStrayGrant);
 		LeaseWatchdog watchdog = new LeaseWatchdog(scripts, this::lost);
-		RedisMessageListenerContainer wakeUps = new RedisMessageListenerContainer();
-		wakeUps.setConnectionFactory(this.connectionFactory);
-		wakeUps.setTaskExecutor(new SyncTaskExecutor());
-		wakeUps.setBeanName("lockstep-wake-ups");
-		wakeUps.addMessageListener(waiters, new ChannelTopic(channelPrefix() + this.instance));
-		wakeUps.afterPropertiesSet();
-		wakeUps.start();
 		ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor((task) -> {
 			Thread thread = new Thread(task, "lockstep-timer");
 			thread.setDaemon(true);
 			return thread;
 		});
+		WakeUpChannel wakeUps = new WakeUpChannel(this.connectionFactory, channelPrefix() + this.instance, waiters,
+				this.commandTimeout);
 		long interval = this.heartbeatInterval.toNanos();
 		timer.scheduleWithFixedDelay(this::tick, interval, interval, TimeUnit.NANOSECONDS);
 		this.redis = redis;
@@ -172,6 +163,7 @@ public final class RedisLockService implements LockService, InitializingBean, Sm
 		this.waiters = waiters;
 		this.watchdog = watchdog;
 		this.wakeUps = wakeUps;
+		this.replies = new RedisReplies(this.commandTimeout);
 		this.timer = timer;
 		this.running = true;
 	}
@@ -190,12 +182,7 @@ public final class RedisLockService implements LockService, InitializingBean, Sm
 			logger.info("Stopping with {} lock(s) still held; they free themselves when their leases end", this.active.size());
 		}
 		this.timer.shutdownNow();
-		try {
-			this.wakeUps.destroy();
-		}
-		catch (Exception ex) {
-			logger.debug("Closing the wake-up subscription failed", ex);
-		}
+		this.wakeUps.close();
 		this.redis.close();
 	}
 
@@ -265,7 +252,7 @@ public final class RedisLockService implements LockService, InitializingBean, Sm
 		Waiter waiter = entry.isEmpty() ? null : this.waiters.register(keys, owner, sequence, entry);
 		long start = System.nanoTime();
 		try {
-			long token = await(this.scripts.acquire(keys, owner, millis(leaseNanos), entry, queueTtlMillis()), keys, "acquiring",
+			long token = this.replies.await(this.scripts.acquire(keys, owner, millis(leaseNanos), entry, queueTtlMillis()), keys, "acquiring",
 					waitTime);
 			long confirmedFrom = start;
 			long confirmedLease = leaseNanos;
@@ -307,17 +294,14 @@ public final class RedisLockService implements LockService, InitializingBean, Sm
 				return token;
 			}
 			// Out of time; if the lock was handed over meanwhile, it is ours to keep.
-			return await(this.scripts.cancel(keys, owner, entry), keys, "leaving the queue of", waitTime);
+			return this.replies.await(this.scripts.cancel(keys, owner, entry), keys, "leaving the queue of", waitTime);
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
-			throw interrupted(keys, ex);
+			throw RedisReplies.interrupted(keys, ex);
 		}
 	}
 
-	private static LockNotAcquiredException interrupted(LockKeys keys, InterruptedException ex) {
-		return new LockNotAcquiredException("Interrupted while waiting for lock '" + keys.key() + "'", ex);
-	}
 
 	private LockHold hold(HeldLock lock) {
 		LockHold hold = new LockHold(this, lock);
@@ -334,7 +318,7 @@ public final class RedisLockService implements LockService, InitializingBean, Sm
 		this.watchdog.unwatch(lock);
 		String key = lock.keys().key();
 		try {
-			if (await(this.scripts.release(lock.keys(), lock.owner()), lock.keys(), "releasing", null) == 0) {
+			if (this.replies.await(this.scripts.release(lock.keys(), lock.owner()), lock.keys(), "releasing", null) == 0) {
 				logger.warn("Lock '{}' (fencing token {}) had already expired in Redis when it was released; "
 						+ "its lease was too short for the work it protected", key, lock.fencingToken());
 			}
@@ -393,30 +377,6 @@ public final class RedisLockService implements LockService, InitializingBean, Sm
 		catch (RuntimeException ex) {
 			logger.warn("Lockstep timer tick failed", ex);
 		}
-	}
-
-	/** The reply, within the command timeout; {@code doing} is the verb for messages ("acquiring"). */
-	private <T> T await(CompletableFuture<T> reply, LockKeys keys, String doing, @Nullable Duration waitTime) {
-		try {
-			return reply.get(this.commandTimeout.toNanos(), TimeUnit.NANOSECONDS);
-		}
-		catch (TimeoutException ex) {
-			reply.cancel(false);
-			throw new LockUnavailableException("Redis did not answer within " + format(this.commandTimeout) + " while "
-					+ doing + " lock '" + keys.key() + "'" + waitNote(waitTime), ex);
-		}
-		catch (ExecutionException ex) {
-			throw new LockUnavailableException("Redis failed while " + doing + " lock '" + keys.key() + "'"
-					+ waitNote(waitTime) + ": " + ex.getCause().getMessage(), ex.getCause());
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			throw interrupted(keys, ex);
-		}
-	}
-
-	private static String waitNote(@Nullable Duration waitTime) {
-		return (waitTime != null) ? " (wait " + format(waitTime) + ")" : "";
 	}
 
 	private String channelPrefix() {

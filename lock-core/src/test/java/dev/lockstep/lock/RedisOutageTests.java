@@ -85,6 +85,35 @@ class RedisOutageTests {
 	}
 
 	@Test
+	void aServiceStartedWhileRedisIsDownWorksOnceRedisIsUp() throws Exception {
+		this.server.kill();
+		RedisLockService late = RedisConnections.lockService(this.factory, "outage:",
+				(settings) -> settings.setHeartbeatInterval(Duration.ofSeconds(30)));
+		try {
+			assertThatThrownBy(() -> late.acquire("boot", Duration.ZERO)).isInstanceOf(LockUnavailableException.class);
+			this.server.restart();
+			await().atMost(Duration.ofSeconds(60)).ignoreExceptions().until(() -> {
+				late.acquire("boot", Duration.ZERO).close();
+				return true;
+			});
+			// with a 30s heartbeat only the wake-up subscription, opened once Redis was back, can hand over in time
+			LockHandle held = this.service.acquire("handover", Duration.ofSeconds(10));
+			java.util.concurrent.CompletableFuture<Boolean> waiting = java.util.concurrent.CompletableFuture
+				.supplyAsync(() -> {
+					try (LockHandle handle = late.acquire("handover", Duration.ofSeconds(60))) {
+						return handle.isHeld();
+					}
+				});
+			await().atMost(Duration.ofSeconds(10)).until(() -> Long.valueOf(1).equals(this.server.call("LLEN", "outage:{handover}:queue")));
+			held.close();
+			assertThat(waiting.get(10, TimeUnit.SECONDS)).isTrue();
+		}
+		finally {
+			late.stop();
+		}
+	}
+
+	@Test
 	void aHeldLockThatCannotBeRenewedStopsCountingAsHeldWhenItsLeaseEnds() {
 		LockHandle handle = this.service.acquire("nightly", Duration.ZERO);
 		this.server.kill();

@@ -1,0 +1,54 @@
+package dev.lockstep.lock;
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+import org.jspecify.annotations.Nullable;
+
+import dev.lockstep.LockNotAcquiredException;
+import dev.lockstep.LockUnavailableException;
+
+/**
+ * Waits for a script's reply on the caller's thread, for no longer than the command timeout,
+ * and turns Redis trouble into {@link LockUnavailableException}s that name the lock.
+ */
+final class RedisReplies {
+
+	private final Duration commandTimeout;
+
+	RedisReplies(Duration commandTimeout) {
+		this.commandTimeout = commandTimeout;
+	}
+
+	/** The reply; {@code doing} is the verb for messages ("acquiring"), {@code waitTime} the caller's wait or null. */
+	<T> T await(CompletableFuture<T> reply, LockKeys keys, String doing, @Nullable Duration waitTime) {
+		try {
+			return reply.get(this.commandTimeout.toNanos(), TimeUnit.NANOSECONDS);
+		}
+		catch (TimeoutException ex) {
+			reply.cancel(false);
+			throw new LockUnavailableException("Redis did not answer within " + DurationText.of(this.commandTimeout)
+					+ " while " + doing + " lock '" + keys.key() + "'" + waitNote(waitTime), ex);
+		}
+		catch (ExecutionException ex) {
+			throw new LockUnavailableException("Redis failed while " + doing + " lock '" + keys.key() + "'"
+					+ waitNote(waitTime) + ": " + ex.getCause().getMessage(), ex.getCause());
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw interrupted(keys, ex);
+		}
+	}
+
+	static LockNotAcquiredException interrupted(LockKeys keys, InterruptedException ex) {
+		return new LockNotAcquiredException("Interrupted while waiting for lock '" + keys.key() + "'", ex);
+	}
+
+	private static String waitNote(@Nullable Duration waitTime) {
+		return (waitTime != null) ? " (wait " + DurationText.of(waitTime) + ")" : "";
+	}
+
+}
