@@ -187,7 +187,8 @@ public final class JavaProcess implements AutoCloseable {
 
 	/** Asks the process to stop (SIGTERM) and waits for it, killing it after {@code timeout}. */
 	public void stop(Duration timeout) {
-		this.process.destroy();
+		// through the handle: Process.destroy() also closes the pipe, and the shutdown output with it
+		this.process.toHandle().destroy();
 		try {
 			if (!this.process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
 				kill();

@@ -39,6 +39,9 @@ public final class RedisServer implements AutoCloseable {
 
 	private final @Nullable String config;
 
+	/** Whether a JVM shutdown hook kills it; off for a server its owner stops in its own shutdown. */
+	private boolean reaped = true;
+
 	private @Nullable Process process;
 
 	private RedisServer(Path binary, Path directory, int port, List<String> extraArgs, @Nullable String config) {
@@ -52,6 +55,34 @@ public final class RedisServer implements AutoCloseable {
 	/** Starts a server on a free port; {@code extraArgs} are redis-server options such as "--cluster-enabled", "yes". */
 	public static RedisServer start(String... extraArgs) {
 		return launchNew(null, extraArgs);
+	}
+
+	/**
+	 * Starts a server on {@code port}, for a process that others must find at a known port; one
+	 * attempt, failing with the server's log if the port is taken. The caller stops it: no JVM
+	 * shutdown hook kills it, which would race the caller's own orderly shutdown.
+	 */
+	public static RedisServer startOnPort(int port, String... extraArgs) {
+		try {
+			RedisServer server = new RedisServer(RedisBinary.find(), Files.createTempDirectory("lockstep-redis-"), port,
+					List.of(extraArgs), null);
+			server.reaped = false;
+			server.launch();
+			return server;
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+	}
+
+	/** Whether a Redis answers PING on {@code host:port}. */
+	public static boolean answersPing(String host, int port) {
+		try (Resp resp = new Resp(host, port, 1000)) {
+			return "PONG".equals(resp.call("PING"));
+		}
+		catch (IOException ex) {
+			return false;
+		}
 	}
 
 	/**
@@ -112,7 +143,9 @@ public final class RedisServer implements AutoCloseable {
 		catch (IOException ex) {
 			throw new UncheckedIOException("Cannot start " + this.binary, ex);
 		}
-		RUNNING.add(this);
+		if (this.reaped) {
+			RUNNING.add(this);
+		}
 		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
 		while (System.nanoTime() < deadline) {
 			if (!this.process.isAlive()) {

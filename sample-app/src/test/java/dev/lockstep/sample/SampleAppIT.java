@@ -14,6 +14,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.BooleanSupplier;
+import java.util.stream.Collectors;
 import java.util.stream.StreamSupport;
 
 import org.junit.jupiter.api.AfterAll;
@@ -202,7 +203,16 @@ class SampleAppIT {
 			assertThat(scheduledFor).isBeforeOrEqualTo(instant(run, "startedAt"));
 			assertThat(run.get("instanceId").asString()).isIn("a", "b");
 		}
-		// TODO(@JobGuard): once DailyPushJob carries @JobGuard, check one run per firing across both instances.
+		// One run per firing across both instances, and the firings rotate over them.
+		await("push runs on both instances", () -> StreamSupport.stream(SampleHttp.get(this.a.uri("/push/runs?limit=500"))
+			.json().spliterator(), false).map((run) -> run.get("instanceId").asString()).distinct().count() == 2);
+		Map<Instant, Long> runsPerFiring = StreamSupport.stream(SampleHttp.get(this.a.uri("/push/runs?limit=500")).json()
+			.spliterator(), false)
+			.collect(Collectors.groupingBy((run) -> instant(run, "scheduledFor"), Collectors.counting()));
+		assertThat(runsPerFiring).as("runs per firing").allSatisfy((firing, runs) -> assertThat(runs).isEqualTo(1));
+		JsonNode guard = SampleHttp.get(this.b.uri("/push/guard")).json();
+		assertThat(guard.get("lastRun").get("instance").asString()).isIn("a", "b");
+		assertThat(guard.get("history")).isNotEmpty();
 	}
 
 	/** Last: it stops Redis. */

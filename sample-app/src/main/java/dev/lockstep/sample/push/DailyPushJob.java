@@ -12,6 +12,8 @@ import org.springframework.beans.factory.annotation.Value;
 import org.springframework.scheduling.annotation.Scheduled;
 import org.springframework.stereotype.Component;
 
+import dev.lockstep.annotation.JobGuard;
+
 /**
  * The "daily push" of field report 2: a notification push that must go out once per firing, not
  * once per instance. Its cron is {@code sample.push.cron}; every few seconds in the sample so that
@@ -34,10 +36,9 @@ class DailyPushJob {
 		this.instanceId = instanceId;
 	}
 
-	// TODO(@JobGuard): guard this job with @JobGuard once Lockstep has it, so that each firing runs on
-	// exactly one instance. Until then every instance runs every firing, which is the bug of the
-	// field reports; the end-to-end test will then also check "one run per firing".
+	/** Each firing runs on exactly one instance, in turn; the others skip it (see GET /push/guard). */
 	@Scheduled(cron = "${sample.push.cron}")
+	@JobGuard(name = "daily-push", lockAtMostFor = "1m")
 	public void push() {
 		Instant startedAt = Instant.now().truncatedTo(ChronoUnit.MICROS);
 		Instant scheduledFor = (this.firings != null)
