@@ -252,8 +252,8 @@ public final class RedisLockService implements LockService, InitializingBean, Sm
 		Waiter waiter = entry.isEmpty() ? null : this.waiters.register(keys, owner, sequence, entry);
 		long start = System.nanoTime();
 		try {
-			long token = this.replies.await(this.scripts.acquire(keys, owner, millis(leaseNanos), entry, queueTtlMillis()), keys, "acquiring",
-					waitTime);
+			CompletableFuture<Long> attempt = this.scripts.acquire(keys, owner, millis(leaseNanos), entry, queueTtlMillis());
+			long token = this.replies.await(attempt, keys, "acquiring", waitTime);
 			long confirmedFrom = start;
 			long confirmedLease = leaseNanos;
 			if (token == 0 && waiter != null) {
@@ -301,7 +301,6 @@ public final class RedisLockService implements LockService, InitializingBean, Sm
 			throw RedisReplies.interrupted(keys, ex);
 		}
 	}
-
 
 	private LockHold hold(HeldLock lock) {
 		LockHold hold = new LockHold(this, lock);
