@@ -2,22 +2,19 @@ package dev.lockstep.autoconfigure;
 
 import java.time.Duration;
 import java.util.List;
-
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
+import java.util.function.Consumer;
 
 import dev.lockstep.LockListener;
 import dev.lockstep.LockLostEvent;
+import dev.lockstep.lock.IsolatedListener;
 
 /** Passes each event to every listener bean, in order; a failing listener does not stop the others. */
 final class CompositeLockListener implements LockListener {
 
-	private static final Logger logger = LoggerFactory.getLogger(CompositeLockListener.class);
-
 	private final List<LockListener> listeners;
 
 	CompositeLockListener(List<LockListener> listeners) {
-		this.listeners = List.copyOf(listeners);
+		this.listeners = listeners.stream().<LockListener>map(IsolatedListener::new).toList();
 	}
 
 	@Override
@@ -45,15 +42,8 @@ final class CompositeLockListener implements LockListener {
 		each((listener) -> listener.jobSkipped(job, reason));
 	}
 
-	private void each(java.util.function.Consumer<LockListener> call) {
-		for (LockListener listener : this.listeners) {
-			try {
-				call.accept(listener);
-			}
-			catch (RuntimeException ex) {
-				logger.warn("LockListener {} failed", listener, ex);
-			}
-		}
+	private void each(Consumer<LockListener> event) {
+		this.listeners.forEach(event);
 	}
 
 }

@@ -1,13 +1,10 @@
 package dev.lockstep.annotation;
 
 import java.lang.reflect.Method;
-import java.lang.reflect.Modifier;
 import java.time.Duration;
-import java.util.Arrays;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.stream.Collectors;
 
 import org.jspecify.annotations.Nullable;
 
@@ -15,7 +12,6 @@ import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.factory.config.ConfigurableBeanFactory;
 import org.springframework.core.MethodClassKey;
 import org.springframework.core.annotation.AnnotatedElementUtils;
-import org.springframework.format.datetime.standard.DurationFormatterUtils;
 import org.springframework.util.ClassUtils;
 import org.springframework.util.StringUtils;
 
@@ -35,7 +31,7 @@ final class LockedMethods {
 
 	private final Duration groupWaitTime;
 
-	private volatile @Nullable ConfigurableBeanFactory beanFactory;
+	private final MethodAttributes attributes = new MethodAttributes();
 
 	LockedMethods(Duration lockWaitTime, Duration groupWaitTime) {
 		this.lockWaitTime = lockWaitTime;
@@ -43,7 +39,7 @@ final class LockedMethods {
 	}
 
 	void setBeanFactory(ConfigurableBeanFactory beanFactory) {
-		this.beanFactory = beanFactory;
+		this.attributes.setBeanFactory(beanFactory);
 	}
 
 	@Nullable LockedMethod find(Method method, @Nullable Class<?> targetClass) {
@@ -59,55 +55,24 @@ final class LockedMethods {
 		if (lock == null && group == null) {
 			return null;
 		}
-		String source = "@" + ((lock != null) ? "DistributedLock" : "SerialGroup") + " on " + describe(specific);
+		String source = "@" + ((lock != null) ? "DistributedLock" : "SerialGroup") + " on "
+				+ MethodAttributes.describe(specific);
 		if (lock != null && group != null) {
 			throw new IllegalStateException(source + " also has @SerialGroup; a method takes one of the two");
 		}
-		int modifiers = specific.getModifiers();
-		if (Modifier.isPrivate(modifiers) || Modifier.isFinal(modifiers) || Modifier.isStatic(modifiers)) {
-			throw new IllegalStateException(source + " cannot apply: the method is private, final or static, and Spring "
-					+ "proxies only intercept overridable methods called through the bean");
-		}
+		MethodAttributes.requireInterceptable(specific, source);
 		Class<?> userClass = ClassUtils.getUserClass((targetClass != null) ? targetClass : method.getDeclaringClass());
 		String name = (lock != null) ? lock.name() : group.name();
-		name = StringUtils.hasText(name) ? resolvePlaceholders(name) : userClass.getSimpleName() + "." + method.getName();
+		name = StringUtils.hasText(name) ? this.attributes.resolve(name) : userClass.getSimpleName() + "." + method.getName();
 		String keyText = (lock != null) ? lock.key() : group.key();
 		String waitText = (lock != null) ? lock.waitTime() : group.waitTime();
 		String leaseText = (lock != null) ? lock.leaseTime() : group.leaseTime();
-		Duration wait = StringUtils.hasText(waitText) ? duration(source, "waitTime", waitText, true)
+		Duration wait = StringUtils.hasText(waitText) ? this.attributes.duration(source, "waitTime", waitText, true)
 				: ((lock != null) ? this.lockWaitTime : this.groupWaitTime);
-		Duration lease = StringUtils.hasText(leaseText) ? duration(source, "leaseTime", leaseText, false) : null;
+		Duration lease = StringUtils.hasText(leaseText) ? this.attributes.duration(source, "leaseTime", leaseText, false) : null;
 		String namespace = (group != null) ? SerialGroups.LOCK_KEY_PREFIX + name : name;
 		return new LockedMethod(source, namespace, KeyExpression.parse(keyText, specific, source), wait, lease,
 				group != null, specific.getReturnType());
-	}
-
-	private Duration duration(String source, String attribute, String text, boolean zeroAllowed) {
-		String resolved = resolvePlaceholders(text);
-		Duration duration;
-		try {
-			duration = DurationFormatterUtils.detectAndParse(resolved.trim());
-		}
-		catch (RuntimeException ex) {
-			throw new IllegalStateException(source + ": " + attribute + " '" + text + "'" + (resolved.equals(text) ? ""
-					: " (resolved to '" + resolved + "')") + " is not a duration such as 500ms, 5s or PT5S", ex);
-		}
-		if (duration.isNegative() || (!zeroAllowed && duration.isZero())) {
-			throw new IllegalStateException(source + ": " + attribute + " '" + text + "' must be "
-					+ (zeroAllowed ? "zero or positive" : "positive"));
-		}
-		return duration;
-	}
-
-	private String resolvePlaceholders(String value) {
-		ConfigurableBeanFactory factory = this.beanFactory;
-		String resolved = (factory != null) ? factory.resolveEmbeddedValue(value) : value;
-		return (resolved != null) ? resolved : value;
-	}
-
-	static String describe(Method method) {
-		return ClassUtils.getShortName(method.getDeclaringClass()) + "." + method.getName()
-				+ Arrays.stream(method.getParameterTypes()).map(Class::getSimpleName).collect(Collectors.joining(", ", "(", ")"));
 	}
 
 }

@@ -1,7 +1,6 @@
 package dev.lockstep.job;
 
 import java.lang.reflect.Method;
-import java.lang.reflect.Modifier;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -15,7 +14,6 @@ import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.factory.config.ConfigurableBeanFactory;
 import org.springframework.core.MethodClassKey;
 import org.springframework.core.annotation.AnnotatedElementUtils;
-import org.springframework.format.datetime.standard.DurationFormatterUtils;
 import org.springframework.scheduling.annotation.Scheduled;
 import org.springframework.scheduling.annotation.Schedules;
 import org.springframework.util.ClassUtils;
@@ -23,6 +21,7 @@ import org.springframework.util.StringUtils;
 
 import dev.lockstep.GuardedJob;
 import dev.lockstep.annotation.JobGuard;
+import dev.lockstep.annotation.MethodAttributes;
 import dev.lockstep.lock.DurationText;
 
 /**
@@ -42,7 +41,7 @@ final class JobDefinitions {
 
 	private final boolean guardAllScheduled;
 
-	private volatile @Nullable ConfigurableBeanFactory beanFactory;
+	private final MethodAttributes attributes = new MethodAttributes();
 
 	JobDefinitions(Duration lockAtMostFor, Duration lockAtLeastFor, boolean guardAllScheduled) {
 		this.lockAtMostFor = lockAtMostFor;
@@ -51,7 +50,7 @@ final class JobDefinitions {
 	}
 
 	void setBeanFactory(ConfigurableBeanFactory beanFactory) {
-		this.beanFactory = beanFactory;
+		this.attributes.setBeanFactory(beanFactory);
 	}
 
 	List<GuardedJob> all() {
@@ -74,27 +73,23 @@ final class JobDefinitions {
 		if (guard == null && !(this.guardAllScheduled && scheduled)) {
 			return null;
 		}
-		String description = describe(specific);
+		String description = MethodAttributes.describe(specific);
 		String source = "@JobGuard on " + description;
-		int modifiers = specific.getModifiers();
-		if (Modifier.isPrivate(modifiers) || Modifier.isFinal(modifiers) || Modifier.isStatic(modifiers)) {
-			throw new IllegalStateException(source + " cannot apply: the method is private, final or static, and Spring "
-					+ "proxies only intercept overridable methods called through the bean");
-		}
+		MethodAttributes.requireInterceptable(specific, source);
 		if (specific.getReturnType().isPrimitive() && specific.getReturnType() != void.class) {
 			throw new IllegalStateException(source + " cannot apply: a skipped firing returns null, which a method returning "
 					+ specific.getReturnType() + " cannot; return void or an object type");
 		}
 		Class<?> userClass = ClassUtils.getUserClass((targetClass != null) ? targetClass : method.getDeclaringClass());
-		String name = (guard != null && StringUtils.hasText(guard.name())) ? resolvePlaceholders(guard.name())
+		String name = (guard != null && StringUtils.hasText(guard.name())) ? this.attributes.resolve(guard.name())
 				: userClass.getSimpleName() + "." + method.getName();
 		if (name.indexOf('{') >= 0 || name.indexOf('}') >= 0) {
 			throw new IllegalStateException(source + ": guard name '" + name + "' must not contain '{' or '}'");
 		}
 		Duration atMost = (guard != null && StringUtils.hasText(guard.lockAtMostFor()))
-				? duration(source, "lockAtMostFor", guard.lockAtMostFor()) : this.lockAtMostFor;
+				? this.attributes.duration(source, "lockAtMostFor", guard.lockAtMostFor(), false) : this.lockAtMostFor;
 		Duration atLeast = (guard != null && StringUtils.hasText(guard.lockAtLeastFor()))
-				? duration(source, "lockAtLeastFor", guard.lockAtLeastFor()) : this.lockAtLeastFor;
+				? this.attributes.duration(source, "lockAtLeastFor", guard.lockAtLeastFor(), true) : this.lockAtLeastFor;
 		if (atMost.toMillis() < 1000) {
 			throw new IllegalStateException(source + ": lockAtMostFor must be at least 1s, was " + format(atMost));
 		}
@@ -111,32 +106,8 @@ final class JobDefinitions {
 		return (existing != null) ? existing : job;
 	}
 
-	private Duration duration(String source, String attribute, String text) {
-		String resolved = resolvePlaceholders(text);
-		try {
-			Duration duration = DurationFormatterUtils.detectAndParse(resolved.trim());
-			if (duration.isNegative()) {
-				throw new IllegalStateException(source + ": " + attribute + " '" + text + "' must not be negative");
-			}
-			return duration;
-		}
-		catch (IllegalArgumentException ex) {
-			throw new IllegalStateException(source + ": " + attribute + " '" + text + "' is not a duration such as 30s, 10m or PT10M", ex);
-		}
-	}
-
-	private String resolvePlaceholders(String value) {
-		ConfigurableBeanFactory factory = this.beanFactory;
-		String resolved = (factory != null) ? factory.resolveEmbeddedValue(value) : value;
-		return (resolved != null) ? resolved : value;
-	}
-
 	static String format(Duration duration) {
 		return DurationText.of(duration);
-	}
-
-	private static String describe(Method method) {
-		return ClassUtils.getShortName(method.getDeclaringClass()) + "." + method.getName() + "()";
 	}
 
 }

@@ -211,12 +211,7 @@ final class JobRunner {
 
 	private void skipped(GuardedJob job, String reason) {
 		logger.debug("Job '{}' skipped this firing: {}", job.name(), reason);
-		try {
-			this.listener.jobSkipped(job.name(), reason);
-		}
-		catch (RuntimeException ex) {
-			logger.warn("LockListener failed", ex);
-		}
+		this.listener.jobSkipped(job.name(), reason);
 	}
 
 	/** The reply, or null (logged) when Redis failed: a guarded job then skips its firing rather than run unguarded. */

@@ -19,6 +19,7 @@ import dev.lockstep.JobGuardRegistry;
 import dev.lockstep.JobRun;
 import dev.lockstep.JobSkip;
 import dev.lockstep.LockListener;
+import dev.lockstep.lock.IsolatedListener;
 import dev.lockstep.redis.RedisScripts;
 
 /**
@@ -92,7 +93,7 @@ public final class RedisJobGuard implements JobGuardRegistry, SmartLifecycle {
 
 	/** Receives skips and lost guards; default none. */
 	public void setListener(LockListener listener) {
-		this.listener = listener;
+		this.listener = new IsolatedListener(listener);
 	}
 
 	@Override

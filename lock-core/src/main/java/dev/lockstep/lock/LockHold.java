@@ -7,7 +7,7 @@ import dev.lockstep.LockHandle;
 /** One acquisition by a caller: a reentrant hold on a {@link HeldLock}. */
 final class LockHold implements LockHandle {
 
-	private final RedisLockService service;
+	private final LockEngine engine;
 
 	private final HeldLock lock;
 
@@ -15,14 +15,14 @@ final class LockHold implements LockHandle {
 
 	private final AtomicBoolean closed = new AtomicBoolean();
 
-	LockHold(RedisLockService service, HeldLock lock) {
-		this.service = service;
+	LockHold(LockEngine engine, HeldLock lock) {
+		this.engine = engine;
 		this.lock = lock;
 		this.thread = Thread.currentThread();
 	}
 
-	RedisLockService service() {
-		return this.service;
+	LockEngine engine() {
+		return this.engine;
 	}
 
 	HeldLock lock() {
@@ -56,7 +56,7 @@ final class LockHold implements LockHandle {
 	public void close() {
 		if (this.closed.compareAndSet(false, true)) {
 			ThreadLocks.remove(this);
-			this.service.exit(this.lock);
+			this.engine.exit(this.lock);
 		}
 	}
 

@@ -2,33 +2,21 @@ package dev.lockstep.lock;
 
 import java.security.SecureRandom;
 import java.time.Duration;
-import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 
 import org.jspecify.annotations.Nullable;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 import org.springframework.beans.factory.InitializingBean;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.util.Assert;
 
-import dev.lockstep.LockException;
 import dev.lockstep.LockHandle;
 import dev.lockstep.LockListener;
-import dev.lockstep.LockLostEvent;
 import dev.lockstep.LockNotAcquiredException;
 import dev.lockstep.LockService;
-import dev.lockstep.lock.LockWaiters.Waiter;
-import dev.lockstep.redis.RedisScripts;
+import dev.lockstep.LockUnavailableException;
 
 /**
  * The {@link LockService} on Redis. One instance per application: it holds one command
@@ -41,18 +29,9 @@ public final class RedisLockService implements LockService, InitializingBean, Sm
 	/** The key prefix used unless one is set. */
 	public static final String DEFAULT_KEY_PREFIX = "lockstep:";
 
-	private static final Logger logger = LoggerFactory.getLogger(RedisLockService.class);
-
-	private static final LockListener NO_LISTENER = new LockListener() {
-	};
-
 	private final RedisConnectionFactory connectionFactory;
 
 	private final String instance = newInstanceId();
-
-	private final AtomicLong sequence = new AtomicLong();
-
-	private final Map<String, HeldLock> active = new ConcurrentHashMap<>();
 
 	private String keyPrefix = DEFAULT_KEY_PREFIX;
 
@@ -62,23 +41,10 @@ public final class RedisLockService implements LockService, InitializingBean, Sm
 
 	private Duration commandTimeout = Duration.ofSeconds(5);
 
-	private LockListener listener = NO_LISTENER;
+	private LockListener listener = new LockListener() {
+	};
 
-	private volatile boolean running;
-
-	private @Nullable RedisScripts redis;
-
-	private @Nullable LockScripts scripts;
-
-	private @Nullable LockWaiters waiters;
-
-	private @Nullable LeaseWatchdog watchdog;
-
-	private @Nullable ScheduledExecutorService timer;
-
-	private @Nullable WakeUpChannel wakeUps;
-
-	private @Nullable RedisReplies replies;
+	private volatile @Nullable LockEngine engine;
 
 	public RedisLockService(RedisConnectionFactory connectionFactory) {
 		Assert.notNull(connectionFactory, "RedisConnectionFactory must not be null");
@@ -117,7 +83,7 @@ public final class RedisLockService implements LockService, InitializingBean, Sm
 	/** Receives lock events; default none. */
 	public void setListener(LockListener listener) {
 		Assert.notNull(listener, "LockListener must not be null");
-		this.listener = listener;
+		this.listener = new IsolatedListener(listener);
 	}
 
 	/** The lease of locks without an explicit lease. */
@@ -142,53 +108,25 @@ public final class RedisLockService implements LockService, InitializingBean, Sm
 
 	@Override
 	public synchronized void start() {
-		if (this.running) {
-			return;
+		if (this.engine == null) {
+			this.engine = new LockEngine(this.connectionFactory, this.keyPrefix, this.instance, this.leaseTime,
+					this.heartbeatInterval, this.commandTimeout, this.listener);
 		}
-		RedisScripts redis = new RedisScripts(this.connectionFactory);
-		LockScripts scripts = new LockScripts(redis, channelPrefix());
-		LockWaiters waiters = new LockWaiters(this.instance, this::releaseStrayGrant);
-		LeaseWatchdog watchdog = new LeaseWatchdog(scripts, this::lost);
-		ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor((task) -> {
-			Thread thread = new Thread(task, "lockstep-timer");
-			thread.setDaemon(true);
-			return thread;
-		});
-		WakeUpChannel wakeUps = new WakeUpChannel(this.connectionFactory, channelPrefix() + this.instance, waiters,
-				this.commandTimeout);
-		long interval = this.heartbeatInterval.toNanos();
-		timer.scheduleWithFixedDelay(this::tick, interval, interval, TimeUnit.NANOSECONDS);
-		this.redis = redis;
-		this.scripts = scripts;
-		this.waiters = waiters;
-		this.watchdog = watchdog;
-		this.wakeUps = wakeUps;
-		this.replies = new RedisReplies(this.commandTimeout);
-		this.timer = timer;
-		this.running = true;
 	}
 
-	/**
-	 * Stops renewing and waiting and closes the connections. Locks still held are not released
-	 * (their holders may still be working); they free themselves when their leases end.
-	 */
+	/** Stops renewing and waiting and closes the connections; see {@link LockEngine#close()}. */
 	@Override
 	public synchronized void stop() {
-		if (!this.running) {
-			return;
+		LockEngine stopping = this.engine;
+		this.engine = null;
+		if (stopping != null) {
+			stopping.close();
 		}
-		this.running = false;
-		if (!this.active.isEmpty()) {
-			logger.info("Stopping with {} lock(s) still held; they free themselves when their leases end", this.active.size());
-		}
-		this.timer.shutdownNow();
-		this.wakeUps.close();
-		this.redis.close();
 	}
 
 	@Override
 	public boolean isRunning() {
-		return this.running;
+		return this.engine != null;
 	}
 
 	/** Stops after the schedulers (so guarded jobs can release) and before the connection factory. */
@@ -226,173 +164,14 @@ public final class RedisLockService implements LockService, InitializingBean, Sm
 		}
 	}
 
-	static String notAcquiredMessage(String key, Duration waitTime) {
-		return "Lock '" + key + "' is still held elsewhere after waiting " + format(waitTime);
-	}
-
-	static String format(Duration duration) {
-		return DurationText.of(duration);
-	}
-
 	private @Nullable LockHandle lock(String key, Duration waitTime, @Nullable Duration explicitLease) {
-		Assert.hasText(key, "Lock key must not be blank");
-		Assert.isTrue(!waitTime.isNegative(), () -> "Wait time of lock '" + key + "' must not be negative: " + waitTime);
-		Assert.state(this.running, () -> "Lock service is not running; cannot lock '" + key + "'");
-		HeldLock reentered = ThreadLocks.heldBy(this, key);
-		if (reentered != null && reentered.enter()) {
-			return hold(reentered);
-		}
-		LockKeys keys = LockKeys.of(this.keyPrefix, key);
-		boolean watchdog = explicitLease == null;
-		long leaseNanos = watchdog ? this.leaseTime.toNanos() : explicitLease.toNanos();
-		String sequence = Long.toString(this.sequence.incrementAndGet(), 36);
-		String owner = this.instance + ":" + sequence;
-		long grantLeaseNanos = watchdog ? Math.min(leaseNanos, livenessNanos()) : leaseNanos;
-		String entry = waitTime.isZero() ? "" : owner + ":" + millis(grantLeaseNanos);
-		Waiter waiter = entry.isEmpty() ? null : this.waiters.register(keys, owner, sequence, entry);
-		long start = System.nanoTime();
-		try {
-			CompletableFuture<Long> attempt = this.scripts.acquire(keys, owner, millis(leaseNanos), entry, queueTtlMillis());
-			long token = this.replies.await(attempt, keys, "acquiring", waitTime);
-			long confirmedFrom = start;
-			long confirmedLease = leaseNanos;
-			if (token == 0 && waiter != null) {
-				waiter.queued();
-				token = awaitTurn(waiter, keys, owner, entry, start, waitTime);
-				confirmedFrom = System.nanoTime();
-				confirmedLease = grantLeaseNanos;
-			}
-			Duration waited = Duration.ofNanos(System.nanoTime() - start);
-			if (token == 0) {
-				notifyListener((listener) -> listener.notAcquired(key, waited));
-				return null;
-			}
-			HeldLock lock = new HeldLock(keys, owner, token, leaseNanos, watchdog, confirmedFrom, confirmedLease);
-			this.active.put(owner, lock);
-			if (watchdog) {
-				this.watchdog.watch(lock);
-			}
-			long acquiredToken = token;
-			notifyListener((listener) -> listener.acquired(key, acquiredToken, waited));
-			return hold(lock);
-		}
-		catch (LockException ex) {
-			abandon(keys, owner, entry);
-			throw ex;
-		}
-		finally {
-			if (waiter != null) {
-				this.waiters.remove(sequence, waiter);
-			}
-		}
+		LockEngine current = this.engine;
+		Assert.state(current != null, () -> "Lock service is not running; cannot lock '" + key + "'");
+		return current.lock(key, waitTime, explicitLease);
 	}
 
-	private long awaitTurn(Waiter waiter, LockKeys keys, String owner, String entry, long start, Duration waitTime) {
-		try {
-			Long token = waiter.await(start + waitTime.toNanos() - System.nanoTime());
-			if (token != null) {
-				return token;
-			}
-			// Out of time; if the lock was handed over meanwhile, it is ours to keep.
-			return this.replies.await(this.scripts.cancel(keys, owner, entry), keys, "leaving the queue of", waitTime);
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			throw RedisReplies.interrupted(keys, ex);
-		}
-	}
-
-	private LockHold hold(HeldLock lock) {
-		LockHold hold = new LockHold(this, lock);
-		ThreadLocks.push(hold);
-		return hold;
-	}
-
-	/** The last hold on {@code lock} was closed. */
-	void exit(HeldLock lock) {
-		if (!lock.exit() || !lock.markReleased()) {
-			return;
-		}
-		this.active.remove(lock.owner(), lock);
-		this.watchdog.unwatch(lock);
-		String key = lock.keys().key();
-		try {
-			if (this.replies.await(this.scripts.release(lock.keys(), lock.owner()), lock.keys(), "releasing", null) == 0) {
-				logger.warn("Lock '{}' (fencing token {}) had already expired in Redis when it was released; "
-						+ "its lease was too short for the work it protected", key, lock.fencingToken());
-			}
-		}
-		catch (LockException ex) {
-			logger.warn("Could not release lock '{}'; it frees itself when its lease ends: {}", key, ex.getMessage());
-		}
-		Duration held = Duration.ofNanos(System.nanoTime() - lock.acquiredAtNanos());
-		notifyListener((listener) -> listener.released(key, held));
-	}
-
-	private void lost(HeldLock lock, String reason) {
-		if (lock.markLost()) {
-			this.active.remove(lock.owner(), lock);
-			logger.error("Lost lock '{}' (fencing token {}): {}", lock.keys().key(), lock.fencingToken(), reason);
-			LockLostEvent event = new LockLostEvent(lock.keys().key(), lock.fencingToken(), reason);
-			notifyListener((listener) -> listener.lost(event));
-		}
-	}
-
-	/** Listeners must not break locking: a failing one is logged and otherwise ignored. */
-	private void notifyListener(java.util.function.Consumer<LockListener> event) {
-		try {
-			event.accept(this.listener);
-		}
-		catch (RuntimeException ex) {
-			logger.warn("LockListener {} failed", this.listener, ex);
-		}
-	}
-
-	/** A lock was handed to a waiter of this instance that had already gone: pass it on. */
-	private void releaseStrayGrant(String lockKey, String owner) {
-		if (!this.active.containsKey(owner)) {
-			this.scripts.release(LockKeys.ofLock(lockKey, lockKey), owner);
-		}
-	}
-
-	/** Undoes, in the background, whatever a failed or interrupted attempt may have left in Redis. */
-	private void abandon(LockKeys keys, String owner, String entry) {
-		CompletableFuture<Long> cancelled = entry.isEmpty() ? CompletableFuture.completedFuture(1L)
-				: this.scripts.cancel(keys, owner, entry);
-		cancelled.thenCompose((token) -> (token > 0) ? this.scripts.release(keys, owner) : CompletableFuture.completedFuture(0L))
-			.whenComplete((released, error) -> {
-				if (error != null) {
-					logger.debug("Cleaning up after a failed attempt on lock '{}' failed", keys.key(), error);
-				}
-			});
-	}
-
-	private void tick() {
-		try {
-			this.watchdog.tick();
-			this.waiters.heartbeat(this.scripts, millis(livenessNanos()), queueTtlMillis(), this.timer,
-					this.heartbeatInterval.toMillis());
-		}
-		catch (RuntimeException ex) {
-			logger.warn("Lockstep timer tick failed", ex);
-		}
-	}
-
-	private String channelPrefix() {
-		return this.keyPrefix + "wake:";
-	}
-
-	/** How long a waiting instance counts as alive after a heartbeat; also the first lease of a handed-over lock. */
-	private long livenessNanos() {
-		return this.heartbeatInterval.toNanos() * 5;
-	}
-
-	private long queueTtlMillis() {
-		return millis(this.heartbeatInterval.toNanos() * 20);
-	}
-
-	private static long millis(long nanos) {
-		return Math.max(1, TimeUnit.NANOSECONDS.toMillis(nanos));
+	static String notAcquiredMessage(String key, Duration waitTime) {
+		return "Lock '" + key + "' is still held elsewhere after waiting " + DurationText.of(waitTime);
 	}
 
 	private static String newInstanceId() {

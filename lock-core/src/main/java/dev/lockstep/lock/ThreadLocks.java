@@ -45,12 +45,12 @@ public final class ThreadLocks {
 		}
 	}
 
-	/** The current thread's live hold on {@code key} through {@code service}, if any. */
-	static @Nullable HeldLock heldBy(RedisLockService service, String key) {
+	/** The current thread's live hold on {@code key} through {@code engine}, if any. */
+	static @Nullable HeldLock heldBy(LockEngine engine, String key) {
 		ArrayDeque<LockHold> holds = HOLDS.get();
 		if (holds != null) {
 			for (LockHold hold : holds) {
-				if (hold.service() == service && hold.isHeld() && hold.key().equals(key)) {
+				if (hold.engine() == engine && hold.isHeld() && hold.key().equals(key)) {
 					return hold.lock();
 				}
 			}

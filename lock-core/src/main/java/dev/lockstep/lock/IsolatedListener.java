@@ -1,0 +1,61 @@
+package dev.lockstep.lock;
+
+import java.time.Duration;
+import java.util.function.Consumer;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import dev.lockstep.LockListener;
+import dev.lockstep.LockLostEvent;
+
+/**
+ * Calls an application's {@link LockListener} so that its failures cannot break locking: an
+ * exception is logged and otherwise ignored, and the lock operation carries on. Internal to
+ * Lockstep; public only for its other packages.
+ */
+public final class IsolatedListener implements LockListener {
+
+	private static final Logger logger = LoggerFactory.getLogger(IsolatedListener.class);
+
+	private final LockListener listener;
+
+	public IsolatedListener(LockListener listener) {
+		this.listener = listener;
+	}
+
+	@Override
+	public void acquired(String key, long fencingToken, Duration waited) {
+		call((target) -> target.acquired(key, fencingToken, waited));
+	}
+
+	@Override
+	public void notAcquired(String key, Duration waited) {
+		call((target) -> target.notAcquired(key, waited));
+	}
+
+	@Override
+	public void released(String key, Duration held) {
+		call((target) -> target.released(key, held));
+	}
+
+	@Override
+	public void lost(LockLostEvent event) {
+		call((target) -> target.lost(event));
+	}
+
+	@Override
+	public void jobSkipped(String job, String reason) {
+		call((target) -> target.jobSkipped(job, reason));
+	}
+
+	private void call(Consumer<LockListener> event) {
+		try {
+			event.accept(this.listener);
+		}
+		catch (RuntimeException ex) {
+			logger.warn("LockListener {} failed", this.listener, ex);
+		}
+	}
+
+}

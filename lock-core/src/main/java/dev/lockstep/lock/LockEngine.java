@@ -1,0 +1,250 @@
+package dev.lockstep.lock;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.util.Assert;
+
+import dev.lockstep.LockException;
+import dev.lockstep.LockHandle;
+import dev.lockstep.LockListener;
+import dev.lockstep.LockLostEvent;
+import dev.lockstep.lock.LockWaiters.Waiter;
+import dev.lockstep.redis.RedisScripts;
+
+/**
+ * The lock protocol of one running {@link RedisLockService}: acquisition, waiting in the queue,
+ * release with hand-over, and what the timer does every heartbeat (renew due leases, visit the
+ * locks this instance waits for). Owns the command connection, the wake-up subscription and the
+ * timer thread until {@link #close()}.
+ */
+final class LockEngine {
+
+	private static final Logger logger = LoggerFactory.getLogger(LockEngine.class);
+
+	private final String keyPrefix;
+
+	private final String instance;
+
+	private final Duration leaseTime;
+
+	private final Duration heartbeatInterval;
+
+	private final LockListener listener;
+
+	private final AtomicLong sequence = new AtomicLong();
+
+	private final Map<String, HeldLock> active = new ConcurrentHashMap<>();
+
+	private final RedisScripts redis;
+
+	private final LockScripts scripts;
+
+	private final LockWaiters waiters;
+
+	private final LeaseWatchdog watchdog;
+
+	private final RedisReplies replies;
+
+	private final ScheduledExecutorService timer;
+
+	private final WakeUpChannel wakeUps;
+
+	private volatile boolean open = true;
+
+	LockEngine(RedisConnectionFactory connectionFactory, String keyPrefix, String instance, Duration leaseTime,
+			Duration heartbeatInterval, Duration commandTimeout, LockListener listener) {
+		this.keyPrefix = keyPrefix;
+		this.instance = instance;
+		this.leaseTime = leaseTime;
+		this.heartbeatInterval = heartbeatInterval;
+		this.listener = listener;
+		this.redis = new RedisScripts(connectionFactory);
+		this.scripts = new LockScripts(this.redis, keyPrefix + "wake:");
+		this.waiters = new LockWaiters(instance, this::releaseStrayGrant);
+		this.watchdog = new LeaseWatchdog(this.scripts, this::lost);
+		this.replies = new RedisReplies(commandTimeout);
+		this.timer = Executors.newSingleThreadScheduledExecutor((task) -> {
+			Thread thread = new Thread(task, "lockstep-timer");
+			thread.setDaemon(true);
+			return thread;
+		});
+		this.wakeUps = new WakeUpChannel(connectionFactory, keyPrefix + "wake:" + instance, this.waiters, commandTimeout);
+		long interval = heartbeatInterval.toNanos();
+		this.timer.scheduleWithFixedDelay(this::tick, interval, interval, TimeUnit.NANOSECONDS);
+	}
+
+	/**
+	 * Stops renewing and waiting and closes the connections. Locks still held are not released
+	 * (their holders may still be working); they free themselves when their leases end.
+	 */
+	void close() {
+		this.open = false;
+		if (!this.active.isEmpty()) {
+			logger.info("Stopping with {} lock(s) still held; they free themselves when their leases end", this.active.size());
+		}
+		this.timer.shutdownNow();
+		this.wakeUps.close();
+		this.redis.close();
+	}
+
+	/** The handle, or null when the lock stayed held elsewhere for the whole wait. */
+	@Nullable LockHandle lock(String key, Duration waitTime, @Nullable Duration explicitLease) {
+		Assert.hasText(key, "Lock key must not be blank");
+		Assert.isTrue(!waitTime.isNegative(), () -> "Wait time of lock '" + key + "' must not be negative: " + waitTime);
+		Assert.state(this.open, () -> "Lock service is not running; cannot lock '" + key + "'");
+		HeldLock reentered = ThreadLocks.heldBy(this, key);
+		if (reentered != null && reentered.enter()) {
+			return hold(reentered);
+		}
+		LockKeys keys = LockKeys.of(this.keyPrefix, key);
+		boolean watchdog = explicitLease == null;
+		long leaseNanos = watchdog ? this.leaseTime.toNanos() : explicitLease.toNanos();
+		String sequence = Long.toString(this.sequence.incrementAndGet(), 36);
+		String owner = this.instance + ":" + sequence;
+		long grantLeaseNanos = watchdog ? Math.min(leaseNanos, livenessNanos()) : leaseNanos;
+		String entry = waitTime.isZero() ? "" : owner + ":" + millis(grantLeaseNanos);
+		Waiter waiter = entry.isEmpty() ? null : this.waiters.register(keys, owner, sequence, entry);
+		long start = System.nanoTime();
+		try {
+			CompletableFuture<Long> attempt = this.scripts.acquire(keys, owner, millis(leaseNanos), entry, queueTtlMillis());
+			long token = this.replies.await(attempt, keys, "acquiring", waitTime);
+			long confirmedFrom = start;
+			long confirmedLease = leaseNanos;
+			if (token == 0 && waiter != null) {
+				waiter.queued();
+				token = awaitTurn(waiter, keys, owner, entry, start, waitTime);
+				confirmedFrom = System.nanoTime();
+				confirmedLease = grantLeaseNanos;
+			}
+			Duration waited = Duration.ofNanos(System.nanoTime() - start);
+			if (token == 0) {
+				this.listener.notAcquired(key, waited);
+				return null;
+			}
+			HeldLock lock = new HeldLock(keys, owner, token, leaseNanos, watchdog, confirmedFrom, confirmedLease);
+			this.active.put(owner, lock);
+			if (watchdog) {
+				this.watchdog.watch(lock);
+			}
+			long acquiredToken = token;
+			this.listener.acquired(key, acquiredToken, waited);
+			return hold(lock);
+		}
+		catch (LockException ex) {
+			abandon(keys, owner, entry);
+			throw ex;
+		}
+		finally {
+			if (waiter != null) {
+				this.waiters.remove(sequence, waiter);
+			}
+		}
+	}
+
+	private long awaitTurn(Waiter waiter, LockKeys keys, String owner, String entry, long start, Duration waitTime) {
+		try {
+			Long token = waiter.await(start + waitTime.toNanos() - System.nanoTime());
+			if (token != null) {
+				return token;
+			}
+			// Out of time; if the lock was handed over meanwhile, it is ours to keep.
+			return this.replies.await(this.scripts.cancel(keys, owner, entry), keys, "leaving the queue of", waitTime);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw RedisReplies.interrupted(keys, ex);
+		}
+	}
+
+	private LockHold hold(HeldLock lock) {
+		LockHold hold = new LockHold(this, lock);
+		ThreadLocks.push(hold);
+		return hold;
+	}
+
+	/** The last hold on {@code lock} was closed. */
+	void exit(HeldLock lock) {
+		if (!lock.exit() || !lock.markReleased()) {
+			return;
+		}
+		this.active.remove(lock.owner(), lock);
+		this.watchdog.unwatch(lock);
+		String key = lock.keys().key();
+		try {
+			if (this.replies.await(this.scripts.release(lock.keys(), lock.owner()), lock.keys(), "releasing", null) == 0) {
+				logger.warn("Lock '{}' (fencing token {}) had already expired in Redis when it was released; "
+						+ "its lease was too short for the work it protected", key, lock.fencingToken());
+			}
+		}
+		catch (LockException ex) {
+			logger.warn("Could not release lock '{}'; it frees itself when its lease ends: {}", key, ex.getMessage());
+		}
+		Duration held = Duration.ofNanos(System.nanoTime() - lock.acquiredAtNanos());
+		this.listener.released(key, held);
+	}
+
+	private void lost(HeldLock lock, String reason) {
+		if (lock.markLost()) {
+			this.active.remove(lock.owner(), lock);
+			logger.error("Lost lock '{}' (fencing token {}): {}", lock.keys().key(), lock.fencingToken(), reason);
+			LockLostEvent event = new LockLostEvent(lock.keys().key(), lock.fencingToken(), reason);
+			this.listener.lost(event);
+		}
+	}
+
+	/** A lock was handed to a waiter of this instance that had already gone: pass it on. */
+	private void releaseStrayGrant(String lockKey, String owner) {
+		if (!this.active.containsKey(owner)) {
+			this.scripts.release(LockKeys.ofLock(lockKey, lockKey), owner);
+		}
+	}
+
+	/** Undoes, in the background, whatever a failed or interrupted attempt may have left in Redis. */
+	private void abandon(LockKeys keys, String owner, String entry) {
+		CompletableFuture<Long> cancelled = entry.isEmpty() ? CompletableFuture.completedFuture(1L)
+				: this.scripts.cancel(keys, owner, entry);
+		cancelled.thenCompose((token) -> (token > 0) ? this.scripts.release(keys, owner) : CompletableFuture.completedFuture(0L))
+			.whenComplete((released, error) -> {
+				if (error != null) {
+					logger.debug("Cleaning up after a failed attempt on lock '{}' failed", keys.key(), error);
+				}
+			});
+	}
+
+	private void tick() {
+		try {
+			this.watchdog.tick();
+			this.waiters.heartbeat(this.scripts, millis(livenessNanos()), queueTtlMillis(), this.timer,
+					this.heartbeatInterval.toMillis());
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Lockstep timer tick failed", ex);
+		}
+	}
+
+	/** How long a waiting instance counts as alive after a heartbeat; also the first lease of a handed-over lock. */
+	private long livenessNanos() {
+		return this.heartbeatInterval.toNanos() * 5;
+	}
+
+	private long queueTtlMillis() {
+		return millis(this.heartbeatInterval.toNanos() * 20);
+	}
+
+	private static long millis(long nanos) {
+		return Math.max(1, TimeUnit.NANOSECONDS.toMillis(nanos));
+	}
+
+}
