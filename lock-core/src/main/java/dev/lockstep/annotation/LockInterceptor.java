@@ -52,7 +52,9 @@ final class LockInterceptor implements MethodInterceptor {
 		}
 		if (method.mayCompleteLater() && result instanceof CompletionStage<?> stage) {
 			ThreadLocks.detach(handle);
-			CompletionStage<?> released = stage.whenComplete((value, error) -> handle.close());
+			// Released off the completing thread: that may be a Redis client thread, which must not
+			// wait for its own reply.
+			CompletionStage<?> released = stage.whenCompleteAsync((value, error) -> handle.close());
 			return method.returnType().isInstance(released) ? released : stage;
 		}
 		handle.close();

@@ -118,15 +118,16 @@ final class LockEngine {
 		Waiter waiter = entry.isEmpty() ? null : this.waiters.register(keys, owner, sequence, entry);
 		long start = System.nanoTime();
 		try {
-			CompletableFuture<Long> attempt = this.scripts.acquire(keys, owner, millis(leaseNanos), entry, queueTtlMillis());
-			long token = this.replies.await(attempt, keys, "acquiring", waitTime);
+			long token = attempt(keys, owner, leaseNanos, entry, waitTime);
+			boolean handedOver = token == 0 && waiter != null;
 			long confirmedFrom = start;
 			long confirmedLease = leaseNanos;
-			if (token == 0 && waiter != null) {
-				waiter.queued();
-				token = awaitTurn(waiter, keys, owner, entry, start, waitTime);
+			if (handedOver) {
+				token = awaitTurn(waiter, keys, owner, leaseNanos, entry, start, waitTime);
+				// counted from now: a wake-up arrives moments after the hand-over; a heartbeat that found it
+				// instead reports the lease left
 				confirmedFrom = System.nanoTime();
-				confirmedLease = grantLeaseNanos;
+				confirmedLease = (waiter.grantTtlNanos() >= 0) ? waiter.grantTtlNanos() : grantLeaseNanos;
 			}
 			Duration waited = Duration.ofNanos(System.nanoTime() - start);
 			if (token == 0) {
@@ -134,13 +135,7 @@ final class LockEngine {
 				return null;
 			}
 			HeldLock lock = new HeldLock(keys, owner, token, leaseNanos, watchdog, confirmedFrom, confirmedLease);
-			this.active.put(owner, lock);
-			if (watchdog) {
-				this.watchdog.watch(lock);
-			}
-			long acquiredToken = token;
-			this.listener.acquired(key, acquiredToken, waited);
-			return hold(lock);
+			return activate(lock, handedOver, waited);
 		}
 		catch (LockException ex) {
 			abandon(keys, owner, entry);
@@ -153,19 +148,61 @@ final class LockEngine {
 		}
 	}
 
-	private long awaitTurn(Waiter waiter, LockKeys keys, String owner, String entry, long start, Duration waitTime) {
+	/** One acquire script: the token if taken, 0 if queued ({@code entry} non-empty) or not taken. */
+	private long attempt(LockKeys keys, String owner, long leaseNanos, String entry, Duration waitTime) {
+		CompletableFuture<Long> reply = this.scripts.acquire(keys, owner, millis(leaseNanos), entry, queueTtlMillis());
+		return this.replies.await(reply, keys, "acquiring", waitTime);
+	}
+
+	private long awaitTurn(Waiter waiter, LockKeys keys, String owner, long leaseNanos, String entry, long start,
+			Duration waitTime) {
 		try {
-			Long token = waiter.await(start + waitTime.toNanos() - System.nanoTime());
-			if (token != null) {
-				return token;
+			while (true) {
+				waiter.queued();
+				Long signal = waiter.await(start + waitTime.toNanos() - System.nanoTime());
+				if (signal == null) {
+					// Out of time; if the lock was handed over meanwhile, it is ours to keep.
+					return this.replies.await(this.scripts.cancel(keys, owner, entry), keys, "leaving the queue of", waitTime);
+				}
+				if (signal != LockWaiters.REQUEUE) {
+					return signal;
+				}
+				// A heartbeat found this waiter's entry gone (its instance was taken for dead): queue again.
+				waiter.rearm();
+				long token = attempt(keys, owner, leaseNanos, entry, waitTime);
+				if (token > 0) {
+					return token;
+				}
 			}
-			// Out of time; if the lock was handed over meanwhile, it is ours to keep.
-			return this.replies.await(this.scripts.cancel(keys, owner, entry), keys, "leaving the queue of", waitTime);
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
 			throw RedisReplies.interrupted(keys, ex);
 		}
+	}
+
+	/**
+	 * Makes an acquisition usable. A lock handed over from a queue starts on the short lease of a
+	 * hand-over, so the watchdog renews it on its next tick rather than a third of a lease later.
+	 */
+	private LockHandle activate(HeldLock lock, boolean handedOver, Duration waited) {
+		this.active.put(lock.owner(), lock);
+		if (lock.renewedByWatchdog()) {
+			if (handedOver) {
+				lock.renewSoon();
+			}
+			this.watchdog.watch(lock);
+		}
+		LockHold hold = hold(lock);
+		try {
+			this.listener.acquired(lock.keys().key(), lock.fencingToken(), waited);
+		}
+		catch (Throwable ex) {
+			// not even a listener's Error may leave a lock held, and renewed, with no handle to close it
+			hold.close();
+			throw ex;
+		}
+		return hold;
 	}
 
 	private LockHold hold(HeldLock lock) {
@@ -176,14 +213,17 @@ final class LockEngine {
 
 	/** The last hold on {@code lock} was closed. */
 	void exit(HeldLock lock) {
-		if (!lock.exit() || !lock.markReleased()) {
+		if (!lock.exit()) {
 			return;
 		}
+		// A lock already reported lost is released too: a renewal in flight may have revived it.
+		boolean wasHeld = lock.markReleased();
 		this.active.remove(lock.owner(), lock);
 		this.watchdog.unwatch(lock);
 		String key = lock.keys().key();
 		try {
-			if (this.replies.await(this.scripts.release(lock.keys(), lock.owner()), lock.keys(), "releasing", null) == 0) {
+			if (this.replies.await(this.scripts.release(lock.keys(), lock.owner()), lock.keys(), "releasing", null) == 0
+					&& wasHeld) {
 				logger.warn("Lock '{}' (fencing token {}) had already expired in Redis when it was released; "
 						+ "its lease was too short for the work it protected", key, lock.fencingToken());
 			}

@@ -66,11 +66,13 @@ final class LockScripts {
 		return this.redis.run(RENEW, keys, args);
 	}
 
-	/** The lock's value ('owner:token', or null when nobody holds it) and its PTTL after the heartbeat. */
-	CompletableFuture<List<@Nullable Object>> heartbeat(LockKeys keys, String instance, long livenessMillis,
-			long queueTtlMillis, List<String> entries) {
-		List<String> args = new ArrayList<>(4 + entries.size());
-		args.add(instance);
+	/**
+	 * The lock's value ('owner:token', or null when nobody holds it), its PTTL, then those of
+	 * {@code entries} that are no longer queued.
+	 */
+	CompletableFuture<List<@Nullable Object>> heartbeat(LockKeys keys, long livenessMillis, long queueTtlMillis,
+			List<String> entries) {
+		List<String> args = new ArrayList<>(3 + entries.size());
 		args.add(Long.toString(livenessMillis));
 		args.add(Long.toString(queueTtlMillis));
 		args.add(this.channelPrefix);

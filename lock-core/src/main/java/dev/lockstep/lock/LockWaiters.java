@@ -24,11 +24,15 @@ import org.springframework.data.redis.connection.MessageListener;
  * The threads of this instance that wait in some lock's queue. Wake-ups arrive on the instance's
  * own channel (one subscription for all locks) and name the one waiter the lock was handed to;
  * a periodic heartbeat per waited-for lock keeps this instance's entries alive and catches a
- * wake-up that got lost.
+ * wake-up that got lost. Only a waiting thread writes its own queue entry: a heartbeat that
+ * finds it missing asks the thread to queue again.
  */
 final class LockWaiters implements MessageListener {
 
 	private static final Logger logger = LoggerFactory.getLogger(LockWaiters.class);
+
+	/** The signal that asks a waiting thread to queue again. */
+	static final long REQUEUE = -1;
 
 	private final String instance;
 
@@ -48,11 +52,8 @@ final class LockWaiters implements MessageListener {
 	}
 
 	void remove(String sequence, Waiter waiter) {
+		waiter.gone = true;
 		this.bySequence.remove(sequence, waiter);
-	}
-
-	boolean isEmpty() {
-		return this.bySequence.isEmpty();
 	}
 
 	/** A wake-up: '{@code <sequence>:<token>:<lock key>}'. */
@@ -66,7 +67,7 @@ final class LockWaiters implements MessageListener {
 		long token = Long.parseLong(parts[1]);
 		Waiter waiter = this.bySequence.get(parts[0]);
 		if (waiter != null && waiter.keys.lock().equals(parts[2])) {
-			waiter.granted.complete(token);
+			waiter.signal.complete(token);
 		}
 		else {
 			this.strayGrants.handedToNobody(parts[2], this.instance + ":" + parts[0]);
@@ -74,19 +75,18 @@ final class LockWaiters implements MessageListener {
 	}
 
 	/**
-	 * Visits every lock this instance waits for; see heartbeat.lua. A lock whose lease ends before
-	 * the next heartbeat is visited again just after it ends, so a dead holder's lock is taken over
-	 * within its lease plus one round trip rather than plus a heartbeat interval.
+	 * Visits every lock this instance has waited for during a whole interval; see heartbeat.lua. A
+	 * lock whose lease ends before the next heartbeat is visited again just after it ends, so a dead
+	 * holder's lock is taken over within its lease plus one round trip.
 	 */
 	void heartbeat(LockScripts scripts, long livenessMillis, long queueTtlMillis, ScheduledExecutorService timer,
 			long intervalMillis) {
 		Map<String, List<Waiter>> byLock = new HashMap<>();
-		long now = System.nanoTime();
+		long longEnough = System.nanoTime() - TimeUnit.MILLISECONDS.toNanos(intervalMillis);
 		for (Waiter waiter : this.bySequence.values()) {
-			// Only waiters queued for a whole interval: a short wait needs no heartbeat, and a waiter
-			// whose attempt took the lock directly (or has not been answered yet) is not in the queue.
-			long queuedAt = waiter.queuedAtNanos;
-			if (queuedAt != 0 && now - queuedAt >= TimeUnit.MILLISECONDS.toNanos(intervalMillis) && !waiter.granted.isDone()) {
+			// a short wait needs no heartbeat; a waiter whose attempt took the lock directly, or has not
+			// been answered yet, is not in the queue
+			if (waiter.isWaiting() && waiter.queuedAtNanos - longEnough <= 0) {
 				byLock.computeIfAbsent(waiter.keys.lock(), (lock) -> new ArrayList<>()).add(waiter);
 			}
 		}
@@ -95,22 +95,30 @@ final class LockWaiters implements MessageListener {
 		}
 	}
 
-	private void visit(List<Waiter> waiters, LockScripts scripts, long livenessMillis, long queueTtlMillis,
+	private void visit(List<Waiter> candidates, LockScripts scripts, long livenessMillis, long queueTtlMillis,
 			ScheduledExecutorService timer, long intervalMillis) {
-		LockKeys keys = waiters.get(0).keys;
-		List<String> entries = waiters.stream().filter((waiter) -> !waiter.granted.isDone()).map((waiter) -> waiter.entry).toList();
-		if (entries.isEmpty()) {
+		List<Waiter> waiters = candidates.stream().filter(Waiter::isWaiting).toList();
+		if (waiters.isEmpty()) {
 			return;
 		}
-		scripts.heartbeat(keys, this.instance, livenessMillis, queueTtlMillis, entries).whenComplete((reply, error) -> {
+		LockKeys keys = waiters.get(0).keys;
+		List<String> entries = waiters.stream().map((waiter) -> waiter.entry).toList();
+		scripts.heartbeat(keys, livenessMillis, queueTtlMillis, entries).whenComplete((reply, error) -> {
 			if (error != null) {
 				logger.debug("Heartbeat for lock '{}' failed", keys.key(), error);
 				return;
 			}
-			byte[] holder = (byte[]) reply.get(0);
+			byte[] value = (byte[]) reply.get(0);
 			long ttl = (Long) reply.get(1);
-			if (holder != null && !wakeIfHolder(waiters, new String(holder, StandardCharsets.UTF_8))
-					&& ttl >= 0 && ttl < intervalMillis && !timer.isShutdown()) {
+			for (Object missing : reply.subList(2, reply.size())) {
+				String entry = new String((byte[]) missing, StandardCharsets.UTF_8);
+				waiters.stream().filter((waiter) -> waiter.entry.equals(entry)).forEach((waiter) -> waiter.signal.complete(REQUEUE));
+			}
+			if (value == null) {
+				return;
+			}
+			String holder = new String(value, StandardCharsets.UTF_8);
+			if (!wakeIfHolder(keys, holder, ttl) && ttl >= 0 && ttl < intervalMillis && !timer.isShutdown()) {
 				try {
 					timer.schedule(() -> visit(waiters, scripts, livenessMillis, queueTtlMillis, timer, intervalMillis),
 							ttl + 2, TimeUnit.MILLISECONDS);
@@ -122,20 +130,28 @@ final class LockWaiters implements MessageListener {
 		});
 	}
 
-	/** Completes the waiter that holds the lock now, if it is one of {@code waiters}. */
-	private boolean wakeIfHolder(List<Waiter> waiters, String holderValue) {
+	/**
+	 * Completes this instance's waiter that holds the lock now (its wake-up was lost), or passes on
+	 * a lock handed to an owner of this instance that no longer waits. True if the holder is ours.
+	 */
+	private boolean wakeIfHolder(LockKeys keys, String holderValue, long ttlMillis) {
 		int tokenStart = holderValue.lastIndexOf(':');
 		String owner = holderValue.substring(0, tokenStart);
-		for (Waiter waiter : waiters) {
-			if (waiter.owner.equals(owner)) {
-				waiter.granted.complete(Long.parseLong(holderValue.substring(tokenStart + 1)));
-				return true;
-			}
+		if (!owner.startsWith(this.instance + ":")) {
+			return false;
 		}
-		return false;
+		Waiter waiter = this.bySequence.get(owner.substring(this.instance.length() + 1));
+		if (waiter != null && waiter.keys.lock().equals(keys.lock())) {
+			waiter.grantTtlNanos = TimeUnit.MILLISECONDS.toNanos(Math.max(0, ttlMillis));
+			waiter.signal.complete(Long.parseLong(holderValue.substring(tokenStart + 1)));
+		}
+		else {
+			this.strayGrants.handedToNobody(keys.lock(), owner);
+		}
+		return true;
 	}
 
-	/** Where a wake-up for a waiter that already left goes. */
+	/** Where a lock handed to an owner of this instance that no longer waits goes. */
 	interface StrayGrants {
 
 		void handedToNobody(String lockKey, String owner);
@@ -151,9 +167,15 @@ final class LockWaiters implements MessageListener {
 
 		private final String entry;
 
-		private final CompletableFuture<Long> granted = new CompletableFuture<>();
+		/** Completes with the fencing token once the lock is handed over, or with {@link #REQUEUE}. */
+		private volatile CompletableFuture<Long> signal = new CompletableFuture<>();
 
 		private volatile long queuedAtNanos;
+
+		private volatile boolean gone;
+
+		/** When a heartbeat, not a wake-up, found the lock handed over: the lease it had left. */
+		private volatile long grantTtlNanos = -1;
 
 		private Waiter(LockKeys keys, String owner, String entry) {
 			this.keys = keys;
@@ -166,10 +188,25 @@ final class LockWaiters implements MessageListener {
 			this.queuedAtNanos = System.nanoTime() | 1;
 		}
 
-		/** The token once the lock is handed to this waiter, or null when {@code nanos} pass first. */
+		/** About to queue again: forget the last signal. */
+		void rearm() {
+			this.queuedAtNanos = 0;
+			this.signal = new CompletableFuture<>();
+		}
+
+		boolean isWaiting() {
+			return !this.gone && this.queuedAtNanos != 0 && !this.signal.isDone();
+		}
+
+		/** The lease left when a heartbeat found the hand-over, or -1 when a wake-up announced it. */
+		long grantTtlNanos() {
+			return this.grantTtlNanos;
+		}
+
+		/** The token once the lock is handed over, {@link #REQUEUE}, or null when {@code nanos} pass first. */
 		@Nullable Long await(long nanos) throws InterruptedException {
 			try {
-				return this.granted.get(nanos, TimeUnit.NANOSECONDS);
+				return this.signal.get(nanos, TimeUnit.NANOSECONDS);
 			}
 			catch (TimeoutException ex) {
 				return null;

@@ -1,6 +1,6 @@
 -- Releases the caller's lock and hands it straight to the head of the wait queue, if any.
 -- A caller that no longer holds the lock (expired, taken over) changes nothing it does not own.
--- KEYS[1] lock, KEYS[2] wait queue, KEYS[3] waiter liveness hash
+-- KEYS[1] lock, KEYS[2] wait queue, KEYS[3] liveness hash (entry -> deadline)
 -- ARGV[1] owner id, ARGV[2] wake-up channel prefix
 -- Returns 1 when the caller's lock was released, 0 when the caller did not hold it.
 local current = redis.call('GET', KEYS[1])

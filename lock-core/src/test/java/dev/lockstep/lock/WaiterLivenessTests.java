@@ -1,0 +1,156 @@
+package dev.lockstep.lock;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+import dev.lockstep.LockHandle;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The heartbeats that keep queue entries alive, in the situations where they could go wrong: a
+ * liveness deadline left over from an earlier wait, a wake-up subscription that is down, and a
+ * lock reported lost that comes back.
+ */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class WaiterLivenessTests {
+
+	private static LettuceConnectionFactory connectionFactory;
+
+	private final List<RedisLockService> services = new ArrayList<>();
+
+	private final ExecutorService threads = Executors.newCachedThreadPool();
+
+	private String prefix;
+
+	private StringRedisTemplate redis;
+
+	@BeforeAll
+	static void connect() {
+		connectionFactory = RedisConnections.standalone();
+	}
+
+	@AfterAll
+	static void disconnect() {
+		connectionFactory.destroy();
+	}
+
+	@BeforeEach
+	void prepare() {
+		this.prefix = RedisConnections.uniquePrefix();
+		this.redis = new StringRedisTemplate(connectionFactory);
+		this.redis.afterPropertiesSet();
+	}
+
+	@AfterEach
+	void stop() {
+		this.threads.shutdownNow();
+		this.services.forEach(RedisLockService::stop);
+	}
+
+	private RedisLockService service(Consumer<RedisLockService> settings) {
+		RedisLockService service = RedisConnections.lockService(connectionFactory, this.prefix, settings);
+		this.services.add(service);
+		return service;
+	}
+
+	private List<String> queue(String key) {
+		return this.redis.opsForList().range(this.prefix + "{" + key + "}:queue", 0, -1);
+	}
+
+	@Test
+	void aDeadlineLeftFromAnEarlierWaitDoesNotCostALiveWaiterItsPlace() throws Exception {
+		Consumer<RedisLockService> fast = (service) -> service.setHeartbeatInterval(Duration.ofMillis(100));
+		RedisLockService holder = service(fast);
+		RedisLockService a = service(fast);
+		RedisLockService b = service(fast);
+		try (LockHandle held = holder.acquire("k", Duration.ZERO)) {
+			Future<?> b1 = this.threads.submit(() -> b.acquire("k", Duration.ofSeconds(20)).close());
+			await().atMost(Duration.ofSeconds(10)).until(() -> queue("k").size() == 1);
+			// a waits long enough to be heartbeated, gives up, and its liveness runs out while b keeps the hash alive
+			assertThat(a.tryAcquire("k", Duration.ofMillis(400), Duration.ofSeconds(30))).isEmpty();
+			Thread.sleep(700);
+			Future<?> a2 = this.threads.submit(() -> a.acquire("k", Duration.ofSeconds(20)).close());
+			await().atMost(Duration.ofSeconds(10)).until(() -> queue("k").size() == 2);
+			Future<?> b2 = this.threads.submit(() -> b.acquire("k", Duration.ofSeconds(20)).close());
+			await().atMost(Duration.ofSeconds(10)).until(() -> queue("k").size() == 3);
+			Thread.sleep(600);
+			List<String> order = queue("k");
+			assertThat(order).hasSize(3);
+			assertThat(order.get(1)).as("a's second waiter keeps its place: %s", order).startsWith(a.getInstanceId() + ":");
+			held.close();
+			for (Future<?> waiter : List.of(b1, a2, b2)) {
+				waiter.get(20, TimeUnit.SECONDS);
+			}
+		}
+	}
+
+	@Test
+	void aHeartbeatNeverWritesAWaitersEntryButReportsItMissing() throws Exception {
+		// Only a waiting thread writes its own entry: a heartbeat that raced its departure could
+		// otherwise bring back the entry of a waiter that has given up, and the lock would go to nobody.
+		try (dev.lockstep.redis.RedisScripts redis = new dev.lockstep.redis.RedisScripts(connectionFactory)) {
+			LockScripts scripts = new LockScripts(redis, this.prefix + "wake:");
+			LockKeys keys = LockKeys.of(this.prefix, "k");
+			this.redis.opsForValue().set(keys.lock(), "other:1:42", Duration.ofSeconds(30));
+			List<Object> reply = scripts.heartbeat(keys, 2500, 10_000, List.of("gone:7:2500")).get(10, TimeUnit.SECONDS);
+			assertThat(queue("k")).isEmpty();
+			assertThat(reply).hasSize(3);
+			assertThat(new String((byte[]) reply.get(2), java.nio.charset.StandardCharsets.UTF_8)).isEqualTo("gone:7:2500");
+		}
+	}
+
+	@Test
+	void aWaiterWhoseEntryWasDroppedQueuesAgainAndGetsTheLock() throws Exception {
+		Consumer<RedisLockService> fast = (service) -> service.setHeartbeatInterval(Duration.ofMillis(100));
+		RedisLockService holder = service(fast);
+		RedisLockService waiter = service(fast);
+		LockHandle held = holder.acquire("k", Duration.ZERO);
+		Future<Boolean> waiting = this.threads.submit(() -> {
+			try (LockHandle handle = waiter.acquire("k", Duration.ofSeconds(30))) {
+				return handle.isHeld();
+			}
+		});
+		await().atMost(Duration.ofSeconds(10)).until(() -> queue("k").size() == 1);
+		String entry = queue("k").get(0);
+		// as if its instance had been taken for dead (a long pause) and pruned
+		this.redis.opsForList().remove(this.prefix + "{k}:queue", 0, entry);
+		await().atMost(Duration.ofSeconds(10)).until(() -> queue("k").equals(List.of(entry)));
+		held.close();
+		assertThat(waiting.get(10, TimeUnit.SECONDS)).isTrue();
+	}
+
+	@Test
+	void aLockReportedLostIsStillReleasedWhenItsHandleCloses() {
+		RedisLockService service = service((settings) -> {
+			settings.setLeaseTime(Duration.ofSeconds(1));
+			settings.setHeartbeatInterval(Duration.ofMillis(100));
+		});
+		LockHandle handle = service.acquire("revived", Duration.ZERO);
+		String value = this.redis.opsForValue().get(this.prefix + "{revived}");
+		this.redis.delete(this.prefix + "{revived}");
+		await().atMost(Duration.ofSeconds(10)).until(() -> !handle.isHeld());
+		// a renewal that was already on its way brings the lease back
+		this.redis.opsForValue().set(this.prefix + "{revived}", value, Duration.ofSeconds(30));
+		handle.close();
+		assertThat(this.redis.hasKey(this.prefix + "{revived}")).isFalse();
+	}
+
+}
