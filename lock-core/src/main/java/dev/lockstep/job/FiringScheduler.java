@@ -3,6 +3,8 @@ package dev.lockstep.job;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayDeque;
+import java.util.Deque;
 import java.util.concurrent.ScheduledFuture;
 import java.util.function.Supplier;
 
@@ -72,12 +74,18 @@ final class FiringScheduler implements TaskScheduler {
 		return new FiringTask(task, () -> new Firing(this.delegate.getClock().instant(), false));
 	}
 
-	/** Remembers the time it computed last: the time of the firing that runs next. */
+	/**
+	 * Remembers the times it computed, oldest first: each run takes the oldest, which is its own
+	 * whether the scheduler computes the next time after a run (a rescheduling scheduler) or as the
+	 * run starts on another thread (an asynchronous one).
+	 */
 	private static final class RecordingTrigger implements Trigger {
+
+		private static final int KEPT = 16;
 
 		private final Trigger trigger;
 
-		private volatile @Nullable Instant last;
+		private final Deque<Instant> computed = new ArrayDeque<>();
 
 		RecordingTrigger(Trigger trigger) {
 			this.trigger = trigger;
@@ -86,12 +94,22 @@ final class FiringScheduler implements TaskScheduler {
 		@Override
 		public @Nullable Instant nextExecution(TriggerContext context) {
 			Instant next = this.trigger.nextExecution(context);
-			this.last = next;
+			if (next != null) {
+				synchronized (this.computed) {
+					if (this.computed.size() == KEPT) {
+						this.computed.removeFirst();
+					}
+					this.computed.addLast(next);
+				}
+			}
 			return next;
 		}
 
 		@Nullable Firing firing(boolean cron) {
-			Instant scheduled = this.last;
+			Instant scheduled;
+			synchronized (this.computed) {
+				scheduled = this.computed.pollFirst();
+			}
 			return (scheduled != null) ? new Firing(scheduled, cron) : null;
 		}
 

@@ -9,8 +9,9 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -56,7 +57,13 @@ final class JobRunner {
 
 	private final Set<Run> runs = ConcurrentHashMap.newKeySet();
 
-	private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(
+	/** Firings between their claim and their finish; shutdown waits for them. Guarded by itself. */
+	private final int[] inFlight = new int[1];
+
+	/** Part of every owner id, so that two JVMs given one instance id still never share an owner. */
+	private final String nonce = Long.toString(ThreadLocalRandom.current().nextLong(36L * 36 * 36 * 36), 36);
+
+	private final ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1,
 			(task) -> daemon(task, "lockstep-job-guard"));
 
 	private final ExecutorService takeovers = Executors.newSingleThreadExecutor((task) -> daemon(task, "lockstep-job-takeover"));
@@ -66,6 +73,8 @@ final class JobRunner {
 	JobRunner(JobScripts scripts, String keyPrefix, String instanceId, Duration skewTolerance, Duration commandTimeout,
 			LockListener listener) {
 		this.scripts = scripts;
+		// every run schedules a renewal and cancels it when it ends: do not keep the cancelled ones queued
+		this.timer.setRemoveOnCancelPolicy(true);
 		this.keyPrefix = keyPrefix;
 		this.instanceId = instanceId;
 		this.skewTolerance = skewTolerance;
@@ -93,20 +102,20 @@ final class JobRunner {
 	void stop(Duration timeout, List<GuardedJob> jobs) {
 		this.accepting = false;
 		long deadline = System.nanoTime() + timeout.toNanos();
-		synchronized (this.runs) {
-			while (!this.runs.isEmpty() && deadline - System.nanoTime() > 0) {
+		synchronized (this.inFlight) {
+			while (this.inFlight[0] > 0 && deadline - System.nanoTime() > 0) {
 				try {
-					this.runs.wait(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
+					this.inFlight.wait(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
 				}
 				catch (InterruptedException ex) {
 					Thread.currentThread().interrupt();
 					break;
 				}
 			}
-		}
-		if (!this.runs.isEmpty()) {
-			logger.warn("{} guarded job(s) still running after {}; their guards free themselves within lockAtMostFor",
-					this.runs.size(), JobDefinitions.format(timeout));
+			if (this.inFlight[0] > 0) {
+				logger.warn("{} guarded job(s) still running after {}; their guards free themselves within lockAtMostFor",
+						this.inFlight[0], JobDefinitions.format(timeout));
+			}
 		}
 		this.timer.shutdownNow();
 		this.takeovers.shutdownNow();
@@ -122,59 +131,91 @@ final class JobRunner {
 	 */
 	@Nullable Object run(GuardedJob job, @Nullable Firing firing, JobBody body, @Nullable JobBody later) throws Throwable {
 		Long slot = (firing != null) ? firing.slot() : null;
-		if (!this.accepting) {
+		if (!enter()) {
 			skipped(job, "the application is shutting down");
 			return null;
 		}
-		Claim claim = claim(job, slot, false);
-		if (claim == null) {
+		try {
+			Claim claim = claim(job, slot, false);
+			if (claim == null) {
+				return null;
+			}
+			if (claim.runs()) {
+				return runClaimed(job, slot, claim, body);
+			}
+			skipped(job, claim.reason());
+			if (claim.deferred() && later != null) {
+				this.timer.schedule(() -> this.takeovers.execute(() -> takeOver(job, slot, later)),
+						this.skewTolerance.toMillis(), TimeUnit.MILLISECONDS);
+			}
 			return null;
 		}
-		if (claim.runs()) {
-			return runClaimed(job, slot, claim, body);
+		finally {
+			leave();
 		}
-		skipped(job, claim.reason());
-		if (claim.deferred() && later != null) {
-			this.timer.schedule(() -> this.takeovers.execute(() -> takeOver(job, slot, later)),
-					this.skewTolerance.toMillis(), TimeUnit.MILLISECONDS);
-		}
-		return null;
 	}
 
 	/** The chosen instance never started the slot: run it here, unless someone did meanwhile. */
 	private void takeOver(GuardedJob job, Long slot, JobBody body) {
-		if (!this.accepting) {
+		if (!enter()) {
 			return;
 		}
-		Claim claim = claim(job, slot, true);
-		if (claim == null || !claim.runs()) {
-			return;
-		}
-		logger.info("Job '{}' runs the firing of {} that the chosen instance did not start", job.name(),
-				Instant.ofEpochMilli(slot));
 		try {
+			Claim claim = claim(job, slot, true);
+			if (claim == null || !claim.runs()) {
+				return;
+			}
+			logger.info("Job '{}' runs the firing of {} that the chosen instance did not start", job.name(),
+					Instant.ofEpochMilli(slot));
 			runClaimed(job, slot, claim, body);
 		}
 		catch (Throwable ex) {
 			logger.error("Job '{}' failed", job.name(), ex);
 		}
+		finally {
+			leave();
+		}
+	}
+
+	/** Counts a firing in, unless shutdown has begun. */
+	private boolean enter() {
+		synchronized (this.inFlight) {
+			if (!this.accepting) {
+				return false;
+			}
+			this.inFlight[0]++;
+			return true;
+		}
+	}
+
+	private void leave() {
+		synchronized (this.inFlight) {
+			this.inFlight[0]--;
+			this.inFlight.notifyAll();
+		}
 	}
 
 	private @Nullable Claim claim(GuardedJob job, @Nullable Long slot, boolean takeover) {
-		String owner = this.instanceId + ":" + Long.toString(this.sequence.incrementAndGet(), 36);
+		String owner = this.instanceId + ":" + this.nonce + Long.toString(this.sequence.incrementAndGet(), 36);
 		List<Object> reply = await(this.scripts.claim(keys(job), this.instanceId, owner, job.lockAtMostFor().toMillis(),
-				slot, takeover, MEMBERSHIP_INTERVAL.toMillis() * 3, RETENTION_MILLIS, SLOTS_KEPT), job, "claiming a firing of");
-		return (reply != null) ? Claim.of(owner, reply) : null;
+				slot, takeover, MEMBERSHIP_INTERVAL.toMillis() * 3, SLOTS_KEPT), job, "claiming a firing of");
+		if (reply == null) {
+			// The claim may still reach Redis later: undo it then, so that the slot is not lost and the
+			// guard not held for lockAtMostFor by an owner nobody renews.
+			this.scripts.unclaim(keys(job), owner, this.instanceId, slot);
+			return null;
+		}
+		return Claim.of(owner, reply);
 	}
 
 	private @Nullable Object runClaimed(GuardedJob job, @Nullable Long slot, Claim claim, JobBody body) throws Throwable {
 		Run run = new Run(job, claim.owner(), claim.token(), claim.start(), slot);
 		this.runs.add(run);
-		long renewEvery = Math.max(1, job.lockAtMostFor().toMillis() / 3);
-		ScheduledFuture<?> renewal = this.timer.scheduleAtFixedRate(() -> renew(run), renewEvery, renewEvery,
-				TimeUnit.MILLISECONDS);
+		ScheduledFuture<?> renewal = null;
 		Throwable failure = null;
 		try {
+			long renewEvery = Math.max(1, job.lockAtMostFor().toMillis() / 3);
+			renewal = this.timer.scheduleAtFixedRate(() -> renew(run), renewEvery, renewEvery, TimeUnit.MILLISECONDS);
 			return body.run();
 		}
 		catch (Throwable ex) {
@@ -182,16 +223,15 @@ final class JobRunner {
 			throw ex;
 		}
 		finally {
-			renewal.cancel(false);
+			if (renewal != null) {
+				renewal.cancel(false);
+			}
 			Long released = await(this.scripts.finish(keys(job), run.owner(), this.instanceId, slot, run.start(), failure,
-					job.lockAtLeastFor().toMillis(), HISTORY_SIZE, RETENTION_MILLIS), job, "finishing a run of");
+					job.lockAtLeastFor().toMillis(), HISTORY_SIZE), job, "finishing a run of");
 			if (released != null && released == 0) {
 				logger.warn("Job '{}' no longer held its guard when it finished; it ran longer than it could renew", job.name());
 			}
-			synchronized (this.runs) {
-				this.runs.remove(run);
-				this.runs.notifyAll();
-			}
+			this.runs.remove(run);
 		}
 	}
 

@@ -16,6 +16,9 @@ final class JobScripts {
 
 	private static final LuaScript CLAIM = LuaScript.load(JobScripts.class, ScriptOutputType.MULTI, SHARED, "job-claim.lua");
 
+	private static final LuaScript UNCLAIM = LuaScript.load(JobScripts.class, ScriptOutputType.INTEGER, SHARED,
+			"job-unclaim.lua");
+
 	private static final LuaScript FINISH = LuaScript.load(JobScripts.class, ScriptOutputType.INTEGER, SHARED, "job-finish.lua");
 
 	private static final LuaScript RENEW = LuaScript.load(JobScripts.class, ScriptOutputType.MULTI, SHARED,
@@ -31,19 +34,24 @@ final class JobScripts {
 
 	/** {1, token, start}, {0, reason} or {2, chosen instance}; see job-claim.lua. */
 	CompletableFuture<List<Object>> claim(JobKeys keys, String instance, String owner, long leaseMillis,
-			@Nullable Long slot, boolean takeover, long livenessMillis, long retentionMillis, int slotsKept) {
+			@Nullable Long slot, boolean takeover, long livenessMillis, int slotsKept) {
 		return this.redis.run(CLAIM, keys.forClaim(), List.of(instance, owner, Long.toString(leaseMillis),
 				(slot != null) ? slot.toString() : "", takeover ? "takeover" : "first", Long.toString(livenessMillis),
-				Long.toString(retentionMillis), Integer.toString(slotsKept)));
+				Integer.toString(slotsKept)));
+	}
+
+	/** 1 when a claim whose reply was lost had taken the guard and is now undone, else 0. */
+	CompletableFuture<Long> unclaim(JobKeys keys, String owner, String instance, @Nullable Long slot) {
+		return this.redis.run(UNCLAIM, keys.forUnclaim(), List.of(owner, instance, (slot != null) ? slot.toString() : ""));
 	}
 
 	/** 1 when the guard was released or shortened to lockAtLeastFor, 0 when the run no longer held it. */
 	CompletableFuture<Long> finish(JobKeys keys, String owner, String instance, @Nullable Long slot, long startMillis,
-			@Nullable Throwable failure, long lockAtLeastForMillis, int historySize, long retentionMillis) {
+			@Nullable Throwable failure, long lockAtLeastForMillis, int historySize) {
 		return this.redis.run(FINISH, keys.forFinish(), List.of(owner, instance, (slot != null) ? slot.toString() : "",
 				Long.toString(startMillis), (failure == null) ? "success" : "failed",
 				(failure == null) ? "" : failure.getClass().getName(), Long.toString(lockAtLeastForMillis),
-				Integer.toString(historySize), Long.toString(retentionMillis)));
+				Integer.toString(historySize)));
 	}
 
 	/** {1} when the run still owned the guard and its lease was extended, {0} otherwise. */
@@ -52,7 +60,7 @@ final class JobScripts {
 	}
 
 	CompletableFuture<Long> member(JobKeys keys, String instance, boolean join, long retentionMillis) {
-		return this.redis.run(MEMBER, List.of(keys.members()), List.of(instance, join ? "join" : "leave",
+		return this.redis.run(MEMBER, keys.forMembership(), List.of(instance, join ? "join" : "leave",
 				Long.toString(retentionMillis)));
 	}
 

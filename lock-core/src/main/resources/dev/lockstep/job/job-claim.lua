@@ -1,47 +1,42 @@
 -- Decides whether this instance runs one firing of a guarded job and, if so, takes the job's
 -- guard. Loaded after the lock scripts' shared functions (handoff.lua). Times are the Redis
--- server's, in ms. A cron firing is identified by its slot (the scheduled time the cron gave),
--- so instances agree on it whatever their clocks say; each slot runs once. Among the instances
+-- server's. A cron firing is identified by its slot (the scheduled time the cron gave), so
+-- instances agree on it whatever their clocks say; each slot runs once. Among the instances
 -- seen alive, the one that ran least recently is chosen for a slot, so runs rotate instead of
--- landing on whichever clock runs earliest.
+-- landing on whichever clock runs earliest. (The member heartbeat keeps these keys' expiry.)
 -- KEYS[1] guard (lock value '<instance>:<sequence>:<token>' with a PX lease), KEYS[2] state hash,
 -- KEYS[3] slots that ran (zset, member '<slot>:<instance>', score slot), KEYS[4] instances seen
--- (instance -> last seen), KEYS[5] instances' last run start (instance -> time)
+-- (instance -> last seen ms), KEYS[5] instances' last run start (instance -> ms)
 -- ARGV[1] instance, ARGV[2] owner id ('<instance>:<sequence>'), ARGV[3] lease ms (lockAtMostFor),
 -- ARGV[4] slot ms ('' when the firing has none), ARGV[5] 'first' or 'takeover' (run an unclaimed
--- slot left to another instance), ARGV[6] liveness window ms, ARGV[7] retention ms, ARGV[8] slots kept
--- Returns {1, token, start} to run; {0, reason} to skip; {2, instance} when the slot is left to that instance.
+-- slot left to another instance), ARGV[6] liveness window ms, ARGV[7] slots kept
+-- Returns {1, token, start ms} to run; {0, reason} to skip; {2, instance} when the slot is left to that instance.
 local now_parts = redis.call('TIME')
-local now = tonumber(now_parts[1]) * 1000 + math.floor(tonumber(now_parts[2]) / 1000)
+local now_us = tonumber(now_parts[1]) * 1000000 + tonumber(now_parts[2])
+local now = math.floor(now_us / 1000)
 local instance, slot = ARGV[1], ARGV[4]
-redis.call('HSET', KEYS[4], instance, now)
-
--- everything but the guard lives for the retention time after the job's last firing
-local function done(result)
-  for i = 2, #KEYS do
-    redis.call('PEXPIRE', KEYS[i], ARGV[7])
-  end
-  return result
-end
 
 local function record_skip(reason)
   redis.call('HSET', KEYS[2], 'skip.instance', instance, 'skip.at', now, 'skip.reason', reason, 'skip.slot', slot)
 end
 
-local function skip(reason)
-  record_skip(reason)
-  return done({0, reason})
+local current = redis.call('GET', KEYS[1])
+if current then
+  local holder, token = holder_of(current)
+  if holder == ARGV[2] then
+    -- the same claim once more (a command replayed after a reconnect): the run is this caller's
+    return {1, token, tonumber(redis.call('HGET', KEYS[2], 'run.start')) or now}
+  end
+  record_skip('held by ' .. string.match(current, '^([^:]+)'))
+  return {0, 'held by ' .. string.match(current, '^([^:]+)')}
 end
-
 if slot ~= '' then
   local ran = redis.call('ZRANGEBYSCORE', KEYS[3], slot, slot)
   if #ran > 0 then
-    return skip('slot already ran on ' .. string.match(ran[1], ':(.*)$'))
+    local reason = 'slot already ran on ' .. string.match(ran[1], ':(.*)$')
+    record_skip(reason)
+    return {0, reason}
   end
-end
-local current = redis.call('GET', KEYS[1])
-if current then
-  return skip('held by ' .. string.match(current, '^([^:]+)'))
 end
 
 if slot ~= '' and ARGV[5] == 'first' then
@@ -69,16 +64,16 @@ if slot ~= '' and ARGV[5] == 'first' then
   end
   if chosen ~= instance then
     record_skip('left to ' .. chosen .. ', which ran least recently')
-    return done({2, chosen})
+    return {2, chosen}
   end
 end
 
 if slot ~= '' then
   redis.call('ZADD', KEYS[3], slot, slot .. ':' .. instance)
-  redis.call('ZREMRANGEBYRANK', KEYS[3], 0, -(tonumber(ARGV[8]) + 1))
+  redis.call('ZREMRANGEBYRANK', KEYS[3], 0, -(tonumber(ARGV[7]) + 1))
 end
-local token = clock_token()
-redis.call('SET', KEYS[1], ARGV[2] .. ':' .. format_token(token), 'PX', ARGV[3])
+-- the guard is a fresh key each run, so the clock alone makes its token larger than the last run's
+redis.call('SET', KEYS[1], ARGV[2] .. ':' .. format_token(now_us), 'PX', ARGV[3])
 redis.call('HSET', KEYS[5], instance, now)
-redis.call('HSET', KEYS[2], 'run.instance', instance, 'run.slot', slot, 'run.start', now)
-return done({1, token, now})
+redis.call('HSET', KEYS[2], 'run.start', now)
+return {1, now_us, now}

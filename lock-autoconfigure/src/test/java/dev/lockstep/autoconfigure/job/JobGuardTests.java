@@ -136,7 +136,9 @@ class JobGuardTests {
 		assertThat(run.exception()).isEqualTo(IllegalStateException.class.getName());
 		assertThat(run.instance()).isEqualTo("solo");
 		assertThat(run.scheduledTime()).isNotNull();
-		assertThat(redis(context).hasKey(this.apps.prefix() + "{job:nightly-export}")).isFalse();
+		StringRedisTemplate redis = redis(context);
+		assertThat(redis.hasKey(this.apps.prefix() + "{job:nightly-export}:state")).as("the job's records").isTrue();
+		assertThat(redis.hasKey(this.apps.prefix() + "{job:nightly-export}:guard")).as("a guard left behind").isFalse();
 		assertThat(registry.jobs()).singleElement().satisfies((job) -> {
 			assertThat(job.name()).isEqualTo("nightly-export");
 			assertThat(job.lockAtMostFor()).isEqualTo(Duration.ofMinutes(2));
@@ -195,7 +197,8 @@ class JobGuardTests {
 		// interrupts: only the guard's own shutdown wait keeps Redis open until the job gives its guard up.
 		ConfigurableApplicationContext context = this.apps.start("leaving", Duration.ZERO, SlowJob.class);
 		StringRedisTemplate redis = redis(this.apps.start("observer", Duration.ZERO, NoJobs.class));
-		String guard = this.apps.prefix() + "{job:SlowJob.work}";
+		String guard = this.apps.prefix() + "{job:SlowJob.work}:guard";
+		String state = this.apps.prefix() + "{job:SlowJob.work}:state";
 		Thread run = new Thread(() -> context.getBean(SlowJob.class).work());
 		run.start();
 		await().atMost(Duration.ofSeconds(15)).until(() -> Boolean.TRUE.equals(redis.hasKey(guard)));
@@ -203,7 +206,7 @@ class JobGuardTests {
 		run.join(10_000);
 		assertThat(RUNS).hasSize(1);
 		assertThat(redis.hasKey(guard)).as("guard left behind").isFalse();
-		assertThat(redis.opsForHash().get(guard + ":state", "last.outcome")).isEqualTo("success");
+		assertThat(redis.opsForHash().get(state, "last.outcome")).isEqualTo("success");
 	}
 
 	private static StringRedisTemplate redis(ConfigurableApplicationContext context) {
