@@ -25,12 +25,14 @@ record BenchmarkOptions(List<String> arguments, BenchmarkSettings settings, Set<
 
 	static final String USAGE = """
 			Options:
-			  --quick                 a smoke run: 1 round, 1 s windows, 30 timed hand-offs, short warm-up
+			  --quick                 a smoke run: 1 round, 1 s windows, 30 timed hand-offs, 1 group job, short warm-up
 			  --rounds N              rounds (default 3)
 			  --measure-seconds S     measured window of A, B and C16 (default 3)
 			  --trials N              timed hand-offs per library in D over all rounds (default 500)
-			  --scenarios A,B,C16,D   scenarios to run (default all)
-			  --libraries a,b         libraries besides lockstep: raw, redisson, registry-pubsub, registry-spin
+			  --group-jobs N          measured jobs per library and round in E (default 3)
+			  --scenarios A,B,C16,D,E scenarios to run (default all)
+			  --libraries a,b         libraries besides lockstep: raw, redisson, redisson-fair, registry-pubsub,
+			                          registry-spin
 			  --output FILE           also write the report to FILE
 			""";
 
@@ -50,6 +52,7 @@ record BenchmarkOptions(List<String> arguments, BenchmarkSettings settings, Set<
 				case "--measure-seconds" -> settings = settings
 					.withMeasure(Duration.ofMillis((long) (Double.parseDouble(value(args, ++i, option)) * 1000)));
 				case "--trials" -> settings = settings.withLatencyTrials(positive(option, value(args, ++i, option)));
+				case "--group-jobs" -> settings = settings.withGroupJobs(positive(option, value(args, ++i, option)));
 				case "--scenarios" -> scenarios.addAll(list(value(args, ++i, option).toUpperCase(Locale.ROOT)));
 				case "--libraries" -> {
 					libraries = EnumSet.of(Library.LOCKSTEP);

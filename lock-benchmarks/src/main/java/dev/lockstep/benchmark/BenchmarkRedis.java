@@ -66,9 +66,16 @@ final class BenchmarkRedis implements AutoCloseable {
 						Long.parseLong(line.substring(calls + "calls=".length(), end < 0 ? line.length() : end)));
 			}
 		}
-		// our own commands are all INFO (version and counts): leave them out
+		// our own commands are all INFO (version, counts, CPU time): leave them out
 		counts.merge("info", -own, Long::sum);
 		return new CommandCounts(counts);
+	}
+
+	/** The CPU time the server has used so far (user and system), in microseconds. */
+	long cpuMicros() {
+		String info = call("INFO", "cpu");
+		return Math.round((Double.parseDouble(infoField(info, "used_cpu_user"))
+				+ Double.parseDouble(infoField(info, "used_cpu_sys"))) * 1_000_000);
 	}
 
 	private String call(String... command) {

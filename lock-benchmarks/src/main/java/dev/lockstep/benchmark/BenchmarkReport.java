@@ -46,7 +46,9 @@ record BenchmarkReport(BenchmarkEnvironment environment, String command, Benchma
 			.append(seconds(this.settings.warmup().toMillis())).append(" warm-up + ")
 			.append(seconds(this.settings.measure().toMillis())).append(" measured; ")
 			.append(this.settings.latencyTrials())
-			.append(" timed hand-offs per library\n");
+			.append(" timed hand-offs per library; ")
+			.append(this.settings.groupJobs())
+			.append(" measured serial-group job(s) per library and round\n");
 		out.append("- Command: `").append(this.command).append("`\n\n");
 		table(out);
 		out.append("\nIn parentheses: Lockstep's figure divided by that library's. ↑ higher is better, ↓ lower is better.\n\n");

@@ -12,35 +12,41 @@ import java.time.Duration;
  * @param settle how long a waiter must stay parked before it counts as blocked on the lock
  * @param libraryWarmup how long each library locks a free key before round 1, so that no library's
  * first run pays alone for compiling the code all of them share (Netty, Lettuce)
+ * @param groupJobs measured serial-group jobs (scenario E) per library and round, after one unrecorded job
  */
 record BenchmarkSettings(int rounds, Duration warmup, Duration measure, int latencyTrials, int warmupTrials,
-		Duration settle, Duration libraryWarmup) {
+		Duration settle, Duration libraryWarmup, int groupJobs) {
 
 	/** The documented run: about five minutes on two cores. */
 	static BenchmarkSettings full() {
 		return new BenchmarkSettings(3, Duration.ofSeconds(1), Duration.ofSeconds(3), 500, 10, Duration.ofMillis(10),
-				Duration.ofSeconds(2));
+				Duration.ofSeconds(2), 3);
 	}
 
 	/** A smoke run: a few seconds per scenario, figures too short to quote. */
 	static BenchmarkSettings quick() {
 		return new BenchmarkSettings(1, Duration.ofMillis(300), Duration.ofSeconds(1), 30, 3, Duration.ofMillis(5),
-				Duration.ofMillis(500));
+				Duration.ofMillis(500), 1);
 	}
 
 	BenchmarkSettings withRounds(int rounds) {
 		return new BenchmarkSettings(rounds, this.warmup, this.measure, this.latencyTrials, this.warmupTrials, this.settle,
-				this.libraryWarmup);
+				this.libraryWarmup, this.groupJobs);
 	}
 
 	BenchmarkSettings withMeasure(Duration measure) {
 		return new BenchmarkSettings(this.rounds, this.warmup, measure, this.latencyTrials, this.warmupTrials, this.settle,
-				this.libraryWarmup);
+				this.libraryWarmup, this.groupJobs);
 	}
 
 	BenchmarkSettings withLatencyTrials(int latencyTrials) {
 		return new BenchmarkSettings(this.rounds, this.warmup, this.measure, latencyTrials, this.warmupTrials, this.settle,
-				this.libraryWarmup);
+				this.libraryWarmup, this.groupJobs);
+	}
+
+	BenchmarkSettings withGroupJobs(int groupJobs) {
+		return new BenchmarkSettings(this.rounds, this.warmup, this.measure, this.latencyTrials, this.warmupTrials,
+				this.settle, this.libraryWarmup, groupJobs);
 	}
 
 	/** The timed hand-offs of round {@code round} (from 1), so that all rounds together make {@link #latencyTrials}. */

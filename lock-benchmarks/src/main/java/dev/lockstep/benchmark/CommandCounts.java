@@ -25,6 +25,13 @@ record CommandCounts(Map<String, Long> byName) {
 		return new CommandCounts(difference);
 	}
 
+	/** These commands and {@code other}'s together. */
+	CommandCounts plus(CommandCounts other) {
+		Map<String, Long> sum = new TreeMap<>(this.byName);
+		other.byName.forEach((name, calls) -> sum.merge(name, calls, Long::sum));
+		return new CommandCounts(sum);
+	}
+
 	/** The commands per operation, most frequent first, e.g. {@code "evalsha 2.00, get 2.00"}. */
 	String per(long operations) {
 		if (operations == 0) {

@@ -3,6 +3,8 @@ package dev.lockstep.benchmark;
 import java.util.Arrays;
 import java.util.function.Function;
 
+import org.jspecify.annotations.Nullable;
+
 import org.springframework.integration.redis.util.RedisLockRegistry.RedisLockType;
 
 /** The lock implementations under comparison, in the order of the report's columns. */
@@ -16,6 +18,9 @@ enum Library {
 
 	REDISSON("redisson", "Redisson RLock", RedissonLockClient::new),
 
+	/** Redisson's FIFO lock; only in scenario E, where it runs groups in child JVMs. */
+	REDISSON_FAIR("redisson-fair", "Redisson RFairLock", null),
+
 	REGISTRY_PUB_SUB("registry-pubsub", "RedisLockRegistry pub/sub",
 			(redis) -> new RedisLockRegistryClient(redis, RedisLockType.PUB_SUB_LOCK)),
 
@@ -26,9 +31,9 @@ enum Library {
 
 	private final String title;
 
-	private final Function<BenchmarkRedis, LockClient> connector;
+	private final @Nullable Function<BenchmarkRedis, LockClient> connector;
 
-	Library(String id, String title, Function<BenchmarkRedis, LockClient> connector) {
+	Library(String id, String title, @Nullable Function<BenchmarkRedis, LockClient> connector) {
 		this.id = id;
 		this.title = title;
 		this.connector = connector;
@@ -44,8 +49,16 @@ enum Library {
 		return this.title;
 	}
 
+	/** Whether the library has a {@link LockClient}; the others run only in scenarios with adapters of their own. */
+	boolean hasLockClient() {
+		return this.connector != null;
+	}
+
 	/** A new client with connections of its own. */
 	LockClient connect(BenchmarkRedis redis) {
+		if (this.connector == null) {
+			throw new IllegalStateException(this.title + " has no LockClient");
+		}
 		return this.connector.apply(redis);
 	}
 

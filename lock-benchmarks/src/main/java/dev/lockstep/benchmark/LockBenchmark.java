@@ -44,10 +44,10 @@ public final class LockBenchmark {
 		System.exit((report.overlaps() > 0 || !report.failures().isEmpty()) ? 1 : 0);
 	}
 
-	/** Every scenario in report order; the serial-group (E) and job-guard (F) scenarios go here. */
+	/** Every scenario in report order; the job-guard (F) scenarios go here. */
 	static List<Scenario> scenarios() {
 		return List.of(new UncontendedScenario(), new DistinctKeysScenario(), new SingleKeyContentionScenario(),
-				new HandoffLatencyScenario());
+				new HandoffLatencyScenario(), new SerialGroupScenario());
 	}
 
 	/** Runs the chosen scenarios, round after round, every library once per scenario and round. */
@@ -63,13 +63,18 @@ public final class LockBenchmark {
 			BenchmarkEnvironment environment = BenchmarkEnvironment.describe(redis);
 			progress.println("Redis " + environment.redis() + "; " + environment.machine() + "; " + environment.jvm());
 			warmUp(results, redis, settings.libraryWarmup(), progress);
-			for (int round = 1; round <= settings.rounds(); round++) {
-				RunContext context = new RunContext(redis, settings, round);
-				for (ScenarioResults result : results) {
-					for (Library library : rotated(result.libraries(), round)) {
-						runOnce(result, library, context, progress);
+			try {
+				for (int round = 1; round <= settings.rounds(); round++) {
+					RunContext context = new RunContext(redis, settings, round);
+					for (ScenarioResults result : results) {
+						for (Library library : rotated(result.libraries(), round)) {
+							runOnce(result, library, context, progress);
+						}
 					}
 				}
+			}
+			finally {
+				results.forEach((result) -> result.scenario().close());
 			}
 			return new BenchmarkReport(environment, command(options), settings, results);
 		}
@@ -80,6 +85,7 @@ public final class LockBenchmark {
 			PrintStream progress) {
 		Set<Library> libraries = EnumSet.noneOf(Library.class);
 		results.forEach((result) -> libraries.addAll(result.libraries()));
+		libraries.removeIf((library) -> !library.hasLockClient());
 		for (Library library : libraries) {
 			try (LockClient client = library.connect(redis)) {
 				LockLoop.Window window = new LockLoop(1, (thread) -> client, (thread) -> "warm-up").run(redis,

@@ -36,6 +36,12 @@ record Metric(String name, Better better, Function<List<RunResult>, @Nullable Do
 		return new Metric(name, Better.LOWER, (runs) -> median(runs, name), Metric::formatDecimal);
 	}
 
+	/** A count worth knowing but not worth a ratio, median over rounds. */
+	static Metric count(String name) {
+		return new Metric(name, Better.NEITHER, (runs) -> median(runs, name),
+				(value) -> String.format(Locale.ROOT, (value == Math.rint(value)) ? "%.0f" : "%.1f", value));
+	}
+
 	/** A percentile, in milliseconds, of all latency samples of all rounds together. */
 	static Metric latencyPercentile(String name, double percentile) {
 		return new Metric(name, Better.LOWER, (runs) -> mergedPercentile(runs, percentile), Metric::formatDecimal);

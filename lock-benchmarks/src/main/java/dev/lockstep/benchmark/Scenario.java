@@ -32,4 +32,8 @@ interface Scenario {
 		return List.of();
 	}
 
+	/** Releases what the scenario kept from round to round, such as child JVMs; called once, after the last round. */
+	default void close() {
+	}
+
 }

@@ -1,0 +1,197 @@
+package dev.lockstep.benchmark;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.stream.Collectors;
+
+/**
+ * E: serial groups across processes, the workload of the import service in field report 1.
+ * Two child JVMs ({@link SerialGroupWorker}) with sixteen worker threads each submit 64 groups of
+ * 50 tasks of 5 ms, each JVM every other task of every group (see {@link GroupJob}). Measures the
+ * makespan against the ideal and what each task cost in CPU time and Redis commands, and checks
+ * from the recorded task times that no group ever ran two tasks at once or let a later task
+ * overtake an earlier one.
+ *
+ * <p>The worker JVMs start with the first run and serve every run of every round; each run
+ * opens its clients in them and closes them afterwards, and one unrecorded job warms them first.
+ */
+final class SerialGroupScenario implements Scenario {
+
+	static final int GROUPS = 64;
+
+	static final int TASKS_PER_GROUP = 50;
+
+	static final long WORK_MICROS = 5_000;
+
+	static final int JVMS = 2;
+
+	static final int THREADS = 16;
+
+	static final Metric MAKESPAN = Metric.cost("makespan ms");
+
+	static final Metric VERSUS_IDEAL = Metric.cost("makespan / ideal");
+
+	static final Metric COMMANDS = Metric.cost("Redis commands/task");
+
+	static final Metric OUT_OF_ORDER = Metric.count("tasks out of submission order");
+
+	static final Metric WORKER_CPU = Metric.cost("worker JVMs' CPU µs/task");
+
+	static final Metric REDIS_CPU = Metric.cost("Redis CPU µs/task");
+
+	private static final Duration START_TIMEOUT = Duration.ofMinutes(2);
+
+	private static final Duration JOB_TIMEOUT = Duration.ofMinutes(3);
+
+	private final List<GroupWorkerProcess> workers = new ArrayList<>();
+
+	@Override
+	public String id() {
+		return "E";
+	}
+
+	@Override
+	public String description() {
+		return String.format(Locale.ROOT,
+				"serial groups: %d groups x %d tasks of %d ms from %d JVMs x %d threads, every other task of a group "
+						+ "on the other JVM; makespan against the ideal of %d ms",
+				GROUPS, TASKS_PER_GROUP, WORK_MICROS / 1000, JVMS, THREADS, job("ideal").idealMicros() / 1000);
+	}
+
+	@Override
+	public List<Library> libraries() {
+		return List.of(Library.LOCKSTEP, Library.REDISSON_FAIR);
+	}
+
+	@Override
+	public List<Metric> metrics() {
+		return List.of(MAKESPAN, VERSUS_IDEAL, WORKER_CPU, REDIS_CPU, COMMANDS, OUT_OF_ORDER, Metric.overlaps());
+	}
+
+	@Override
+	public RunResult run(Library library, RunContext context) throws Exception {
+		List<GroupWorkerProcess> workers = workers(context.redis());
+		boolean clean = false;
+		try {
+			sendAll(workers, "open " + library.id(), "opened", START_TIMEOUT);
+			String name = context.key("e-" + library.id());
+			runJob(workers, job(name + "-warm-up"), context.redis());
+			List<MeasuredJob> jobs = new ArrayList<>();
+			for (int index = 1; index <= context.settings().groupJobs(); index++) {
+				jobs.add(runJob(workers, job(name + "-j" + index), context.redis()));
+			}
+			sendAll(workers, "close", "closed", START_TIMEOUT);
+			clean = true;
+			return result(jobs);
+		}
+		finally {
+			if (!clean) {
+				// a worker in an unknown state serves no further run: the next run starts new ones
+				close();
+			}
+		}
+	}
+
+	private static GroupJob job(String name) {
+		return new GroupJob(name, GROUPS, TASKS_PER_GROUP, WORK_MICROS, JVMS, THREADS);
+	}
+
+	private List<GroupWorkerProcess> workers(BenchmarkRedis redis) {
+		if (this.workers.isEmpty()) {
+			for (int jvm = 0; jvm < JVMS; jvm++) {
+				this.workers.add(GroupWorkerProcess.start("bench-e-worker-" + jvm, redis, jvm));
+			}
+		}
+		return this.workers;
+	}
+
+	private static void sendAll(List<GroupWorkerProcess> workers, String command, String answer, Duration timeout)
+			throws InterruptedException {
+		workers.forEach((worker) -> worker.send(command));
+		for (GroupWorkerProcess worker : workers) {
+			worker.await(answer, timeout);
+		}
+	}
+
+	/** Prepares the job in every JVM, starts them all at once and collects their task runs. */
+	private static MeasuredJob runJob(List<GroupWorkerProcess> workers, GroupJob job, BenchmarkRedis redis)
+			throws InterruptedException {
+		sendAll(workers, "job " + job.toLine(), "ready", START_TIMEOUT);
+		CommandCounts commandsBefore = redis.commandsExecuted();
+		long redisCpuBefore = redis.cpuMicros();
+		workers.forEach((worker) -> worker.send("go"));
+		List<GroupTaskRun> runs = new ArrayList<>();
+		long start = Long.MAX_VALUE;
+		long workerCpu = 0;
+		for (GroupWorkerProcess worker : workers) {
+			String[] done = worker.await("done", (answer) -> runs.add(GroupTaskRun.parse(task(answer))), JOB_TIMEOUT)
+				.split(" ");
+			start = Math.min(start, Long.parseLong(done[0]));
+			workerCpu += Long.parseLong(done[1]);
+		}
+		long redisCpu = redis.cpuMicros() - redisCpuBefore;
+		CommandCounts commands = redis.commandsExecuted().since(commandsBefore);
+		return new MeasuredJob(GroupJobTimeline.of(job, runs, start), commands, workerCpu, redisCpu);
+	}
+
+	private static String task(String answer) {
+		if (!answer.startsWith("task ")) {
+			throw new IllegalStateException("Expected a task run, got '" + answer + "'");
+		}
+		return answer.substring("task ".length());
+	}
+
+	private static RunResult result(List<MeasuredJob> jobs) {
+		long ideal = job("ideal").idealMicros();
+		long tasks = (long) GROUPS * TASKS_PER_GROUP;
+		List<RunResult> perJob = new ArrayList<>();
+		CommandCounts commands = new CommandCounts(Map.of());
+		long overlaps = 0;
+		for (MeasuredJob job : jobs) {
+			GroupJobTimeline timeline = job.timeline();
+			perJob.add(new RunResult().with(MAKESPAN.name(), timeline.makespanMicros() / 1000.0)
+				.with(VERSUS_IDEAL.name(), (double) timeline.makespanMicros() / ideal)
+				.with(OUT_OF_ORDER.name(), timeline.outOfOrder())
+				.with(WORKER_CPU.name(), (double) job.workerCpuMicros() / tasks)
+				.with(REDIS_CPU.name(), (double) job.redisCpuMicros() / tasks));
+			commands = commands.plus(job.commands());
+			overlaps += timeline.overlaps();
+		}
+		String makespans = jobs.stream()
+			.map((job) -> String.format(Locale.ROOT, "%.0f", job.timeline().makespanMicros() / 1000.0))
+			.collect(Collectors.joining(", "));
+		double meanWork = jobs.stream().mapToDouble((job) -> job.timeline().meanWorkMicros()).average().orElse(Double.NaN);
+		RunResult result = new RunResult();
+		for (Metric metric : List.of(MAKESPAN, VERSUS_IDEAL, OUT_OF_ORDER, WORKER_CPU, REDIS_CPU)) {
+			result.with(metric.name(), Metric.median(perJob, metric.name()));
+		}
+		return result.with(COMMANDS.name(), (double) commands.total() / (tasks * jobs.size()))
+			.withOverlaps(overlaps)
+			.withNote(String.format(Locale.ROOT, "makespans ms: %s; mean task %.2f ms; per task: %s", makespans,
+					meanWork / 1000, commands.per(tasks * jobs.size())));
+	}
+
+	@Override
+	public List<TargetCheck> targets(ScenarioResults results) {
+		return List.of(
+				TargetCheck.atMostValue(id(), "Lockstep makespan ≤ 1.2x the ideal",
+						results.figure(Library.LOCKSTEP, VERSUS_IDEAL), 1.2),
+				TargetCheck.atMost(id(), "Lockstep makespan ahead of Redisson RFairLock's",
+						results.figure(Library.LOCKSTEP, MAKESPAN), 1.0, results.figure(Library.REDISSON_FAIR, MAKESPAN)));
+	}
+
+	/** What one measured job showed and cost. */
+	private record MeasuredJob(GroupJobTimeline timeline, CommandCounts commands, long workerCpuMicros,
+			long redisCpuMicros) {
+	}
+
+	@Override
+	public void close() {
+		this.workers.forEach(GroupWorkerProcess::close);
+		this.workers.clear();
+	}
+
+}
