@@ -1,14 +1,17 @@
 package dev.lockstep.benchmark;
 
 import java.io.IOException;
+import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.Locale;
+import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 
 import io.lettuce.core.RedisClient;
 import org.jspecify.annotations.Nullable;
 import org.redisson.Redisson;
 
+import org.springframework.boot.SpringApplication;
 import org.springframework.integration.redis.util.RedisLockRegistry;
 
 /**
@@ -27,13 +30,31 @@ record BenchmarkEnvironment(String machine, String jvm, String redis, String lib
 		String jvm = System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version");
 		String server = redis.version() + " (" + redis.binary() + ") on loopback";
 		String libraries = "Lockstep " + lockstepVersion() + ", Redisson " + version(Redisson.class)
-				+ ", spring-integration-redis " + version(RedisLockRegistry.class) + ", Lettuce " + version(RedisClient.class);
+				+ ", spring-integration-redis " + version(RedisLockRegistry.class) + ", ShedLock "
+				+ mavenVersion("net.javacrumbs.shedlock", "shedlock-provider-redis-spring") + ", Spring Boot "
+				+ version(SpringApplication.class) + ", Lettuce " + version(RedisClient.class);
 		return new BenchmarkEnvironment(machine, jvm, server, libraries);
 	}
 
 	private static String version(Class<?> type) {
 		String version = type.getPackage().getImplementationVersion();
 		return (version != null) ? version.replaceFirst("/.*", "") : "unknown";
+	}
+
+	/** The version in a jar's Maven metadata, for jars whose manifest names none. */
+	private static String mavenVersion(String groupId, String artifactId) {
+		String resource = "/META-INF/maven/" + groupId + "/" + artifactId + "/pom.properties";
+		try (InputStream in = BenchmarkEnvironment.class.getResourceAsStream(resource)) {
+			if (in == null) {
+				return "unknown";
+			}
+			Properties properties = new Properties();
+			properties.load(in);
+			return properties.getProperty("version", "unknown");
+		}
+		catch (IOException ex) {
+			return "unknown";
+		}
 	}
 
 	/** The commit of this checkout, since the module's classes carry no version of their own. */

@@ -27,12 +27,12 @@ record BenchmarkOptions(List<String> arguments, BenchmarkSettings settings, Set<
 			Options:
 			  --quick                 a smoke run: 1 round, 1 s windows, 30 timed hand-offs, 1 group job, short warm-up
 			  --rounds N              rounds (default 3)
-			  --measure-seconds S     measured window of A, B and C16 (default 3)
+			  --measure-seconds S     measured window of A, B, C16, F and F-CRON (default 3)
 			  --trials N              timed hand-offs per library in D over all rounds (default 500)
 			  --group-jobs N          measured jobs per library and round in E (default 3)
-			  --scenarios A,B,C16,D,E scenarios to run (default all)
+			  --scenarios A,C16,...   scenarios to run: A, B, C16, D, E, F, F-CRON (default all)
 			  --libraries a,b         libraries besides lockstep: raw, redisson, redisson-fair, registry-pubsub,
-			                          registry-spin
+			                          registry-spin, shedlock
 			  --output FILE           also write the report to FILE
 			""";
 

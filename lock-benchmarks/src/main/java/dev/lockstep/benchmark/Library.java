@@ -25,7 +25,10 @@ enum Library {
 			(redis) -> new RedisLockRegistryClient(redis, RedisLockType.PUB_SUB_LOCK)),
 
 	REGISTRY_SPIN("registry-spin", "RedisLockRegistry spin",
-			(redis) -> new RedisLockRegistryClient(redis, RedisLockType.SPIN_LOCK));
+			(redis) -> new RedisLockRegistryClient(redis, RedisLockType.SPIN_LOCK)),
+
+	/** ShedLock's Redis provider; only in the job-guard scenarios F and F-CRON. */
+	SHEDLOCK("shedlock", "ShedLock", null);
 
 	private final String id;
 

@@ -44,10 +44,11 @@ public final class LockBenchmark {
 		System.exit((report.overlaps() > 0 || !report.failures().isEmpty()) ? 1 : 0);
 	}
 
-	/** Every scenario in report order; the job-guard (F) scenarios go here. */
+	/** Every scenario in report order. */
 	static List<Scenario> scenarios() {
 		return List.of(new UncontendedScenario(), new DistinctKeysScenario(), new SingleKeyContentionScenario(),
-				new HandoffLatencyScenario(), new SerialGroupScenario());
+				new HandoffLatencyScenario(), new SerialGroupScenario(), new JobGuardScenario(false),
+				new JobGuardScenario(true));
 	}
 
 	/** Runs the chosen scenarios, round after round, every library once per scenario and round. */

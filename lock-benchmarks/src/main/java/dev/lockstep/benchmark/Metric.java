@@ -44,7 +44,12 @@ record Metric(String name, Better better, Function<List<RunResult>, @Nullable Do
 
 	/** A percentile, in milliseconds, of all latency samples of all rounds together. */
 	static Metric latencyPercentile(String name, double percentile) {
-		return new Metric(name, Better.LOWER, (runs) -> mergedPercentile(runs, percentile), Metric::formatDecimal);
+		return new Metric(name, Better.LOWER, (runs) -> mergedPercentile(runs, percentile, 1000.0), Metric::formatDecimal);
+	}
+
+	/** A percentile, in microseconds, of all latency samples of all rounds together. */
+	static Metric latencyPercentileMicros(String name, double percentile) {
+		return new Metric(name, Better.LOWER, (runs) -> mergedPercentile(runs, percentile, 1.0), Metric::formatDecimal);
 	}
 
 	/** Times two holders held one lock at once, summed over rounds; anything but 0 is a broken lock. */
@@ -72,13 +77,13 @@ record Metric(String name, Better better, Function<List<RunResult>, @Nullable Do
 		return (values.size() % 2 == 1) ? values.get(middle) : (values.get(middle - 1) + values.get(middle)) / 2;
 	}
 
-	private static @Nullable Double mergedPercentile(List<RunResult> runs, double percentile) {
+	private static @Nullable Double mergedPercentile(List<RunResult> runs, double percentile, double microsPerUnit) {
 		Histogram merged = new Histogram(3);
 		runs.stream().map(RunResult::latencies).filter(Objects::nonNull).forEach(merged::add);
 		if (merged.getTotalCount() == 0) {
 			return null;
 		}
-		return merged.getValueAtPercentile(percentile) / 1000.0;
+		return merged.getValueAtPercentile(percentile) / microsPerUnit;
 	}
 
 	static String formatRate(double value) {

@@ -1,0 +1,96 @@
+package dev.lockstep.benchmark;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.concurrent.ScheduledFuture;
+
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.scheduling.TaskScheduler;
+import org.springframework.scheduling.Trigger;
+import org.springframework.scheduling.config.ScheduledTaskRegistrar;
+import org.springframework.scheduling.support.CronTrigger;
+import org.springframework.scheduling.support.SimpleTriggerContext;
+
+import dev.lockstep.job.ScheduledFirings;
+
+/**
+ * Cron firings without the waiting. The application's {@link ScheduledFirings} wraps this
+ * scheduler the way it wraps the real one under {@code @EnableScheduling}; the task and trigger
+ * this scheduler is then given are kept, and each {@link #fire()} does what the real scheduler
+ * does at a firing: asks the trigger for the next time and runs the task, on the calling thread
+ * and at once. So every firing reaches the job guard with a cron slot of its own, one second
+ * after the previous one.
+ */
+final class CronFirings implements TaskScheduler {
+
+	/** Every second: each firing is the next second's slot. */
+	private static final String EVERY_SECOND = "* * * * * *";
+
+	private final SimpleTriggerContext triggerContext = new SimpleTriggerContext();
+
+	private @Nullable Runnable task;
+
+	private @Nullable Trigger trigger;
+
+	/** Schedules {@code task} on a cron trigger through {@code firings}; the firings come from {@link #fire()}. */
+	static CronFirings of(ScheduledFirings firings, Runnable task) {
+		CronFirings scheduler = new CronFirings();
+		ScheduledTaskRegistrar registrar = new ScheduledTaskRegistrar();
+		registrar.setTaskScheduler(scheduler);
+		firings.configureTasks(registrar);
+		TaskScheduler wrapped = registrar.getScheduler();
+		if (wrapped == null || wrapped == scheduler) {
+			throw new IllegalStateException("ScheduledFirings did not wrap the scheduler");
+		}
+		wrapped.schedule(task, new CronTrigger(EVERY_SECOND));
+		if (scheduler.task == null) {
+			throw new IllegalStateException("The wrapped scheduler did not pass the task on");
+		}
+		return scheduler;
+	}
+
+	/** The next firing, run now. */
+	void fire() {
+		Instant next = this.trigger.nextExecution(this.triggerContext);
+		this.triggerContext.update(next, next, next);
+		this.task.run();
+	}
+
+	@Override
+	public @Nullable ScheduledFuture<?> schedule(Runnable task, Trigger trigger) {
+		this.task = task;
+		this.trigger = trigger;
+		return null;
+	}
+
+	@Override
+	public ScheduledFuture<?> schedule(Runnable task, Instant startTime) {
+		throw unsupported();
+	}
+
+	@Override
+	public ScheduledFuture<?> scheduleAtFixedRate(Runnable task, Instant startTime, Duration period) {
+		throw unsupported();
+	}
+
+	@Override
+	public ScheduledFuture<?> scheduleAtFixedRate(Runnable task, Duration period) {
+		throw unsupported();
+	}
+
+	@Override
+	public ScheduledFuture<?> scheduleWithFixedDelay(Runnable task, Instant startTime, Duration delay) {
+		throw unsupported();
+	}
+
+	@Override
+	public ScheduledFuture<?> scheduleWithFixedDelay(Runnable task, Duration delay) {
+		throw unsupported();
+	}
+
+	private static UnsupportedOperationException unsupported() {
+		return new UnsupportedOperationException("Only cron firings are simulated");
+	}
+
+}
