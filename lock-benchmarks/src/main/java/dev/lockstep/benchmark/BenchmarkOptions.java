@@ -25,7 +25,7 @@ record BenchmarkOptions(List<String> arguments, BenchmarkSettings settings, Set<
 
 	static final String USAGE = """
 			Options:
-			  --quick                 a smoke run: 1 round, 1 s windows, 30 timed hand-offs, 1 group job, short warm-up
+			  --quick                 a smoke run: 1 round, 1 s windows, 30 timed hand-offs, 1 group job, short warm-ups
 			  --rounds N              rounds (default 3)
 			  --measure-seconds S     measured window of A, B, C16, F and F-CRON (default 3)
 			  --trials N              timed hand-offs per library in D over all rounds (default 500)

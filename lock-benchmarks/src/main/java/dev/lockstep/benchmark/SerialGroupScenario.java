@@ -16,7 +16,8 @@ import java.util.stream.Collectors;
  * overtake an earlier one.
  *
  * <p>The worker JVMs start with the first run and serve every run of every round; each run
- * opens its clients in them and closes them afterwards, and one unrecorded job warms them first.
+ * opens its clients in them and closes them afterwards, and (but for a quick run) one unrecorded
+ * job warms them first.
  */
 final class SerialGroupScenario implements Scenario {
 
@@ -78,7 +79,9 @@ final class SerialGroupScenario implements Scenario {
 		try {
 			sendAll(workers, "open " + library.id(), "opened", START_TIMEOUT);
 			String name = context.key("e-" + library.id());
-			runJob(workers, job(name + "-warm-up"), context.redis());
+			for (int index = 1; index <= context.settings().groupWarmupJobs(); index++) {
+				runJob(workers, job(name + "-w" + index), context.redis());
+			}
 			List<MeasuredJob> jobs = new ArrayList<>();
 			for (int index = 1; index <= context.settings().groupJobs(); index++) {
 				jobs.add(runJob(workers, job(name + "-j" + index), context.redis()));
