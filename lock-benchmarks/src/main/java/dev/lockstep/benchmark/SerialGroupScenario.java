@@ -2,9 +2,11 @@ package dev.lockstep.benchmark;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.stream.Collectors;
 
 /**
@@ -17,7 +19,7 @@ import java.util.stream.Collectors;
  *
  * <p>The worker JVMs start with the first run and serve every run of every round; each run
  * opens its clients in them and closes them afterwards, and (but for a quick run) one unrecorded
- * job warms them first.
+ * job warms them first, three in a library's first run.
  */
 final class SerialGroupScenario implements Scenario {
 
@@ -47,7 +49,12 @@ final class SerialGroupScenario implements Scenario {
 
 	private static final Duration JOB_TIMEOUT = Duration.ofMinutes(3);
 
+	private static final int FIRST_RUN_EXTRA_WARMUP_JOBS = 2;
+
 	private final List<GroupWorkerProcess> workers = new ArrayList<>();
+
+	/** The libraries that have run in the current workers. */
+	private final Set<Library> warmed = EnumSet.noneOf(Library.class);
 
 	@Override
 	public String id() {
@@ -79,7 +86,7 @@ final class SerialGroupScenario implements Scenario {
 		try {
 			sendAll(workers, "open " + library.id(), "opened", START_TIMEOUT);
 			String name = context.key("e-" + library.id());
-			for (int index = 1; index <= context.settings().groupWarmupJobs(); index++) {
+			for (int index = 1; index <= warmupJobs(library, context.settings()); index++) {
 				runJob(workers, job(name + "-w" + index), context.redis());
 			}
 			List<MeasuredJob> jobs = new ArrayList<>();
@@ -96,6 +103,16 @@ final class SerialGroupScenario implements Scenario {
 				close();
 			}
 		}
+	}
+
+	/**
+	 * The unrecorded jobs before this run's measured ones: more for the library's first run in
+	 * these workers, which starts on code the JIT has not compiled yet (the first library of
+	 * round 1 would otherwise also run on freshly started JVMs).
+	 */
+	private int warmupJobs(Library library, BenchmarkSettings settings) {
+		int jobs = settings.groupWarmupJobs();
+		return (jobs > 0 && this.warmed.add(library)) ? jobs + FIRST_RUN_EXTRA_WARMUP_JOBS : jobs;
 	}
 
 	private static GroupJob job(String name) {
@@ -195,6 +212,7 @@ final class SerialGroupScenario implements Scenario {
 	public void close() {
 		this.workers.forEach(GroupWorkerProcess::close);
 		this.workers.clear();
+		this.warmed.clear();
 	}
 
 }
