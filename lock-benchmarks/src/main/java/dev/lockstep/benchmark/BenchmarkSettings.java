@@ -18,7 +18,7 @@ import java.time.Duration;
 record BenchmarkSettings(int rounds, Duration warmup, Duration measure, int latencyTrials, int warmupTrials,
 		Duration settle, Duration libraryWarmup, int groupJobs, int groupWarmupJobs) {
 
-	/** The documented run: about five minutes on two cores. */
+	/** The documented run: about six minutes on two cores. */
 	static BenchmarkSettings full() {
 		return new BenchmarkSettings(3, Duration.ofSeconds(1), Duration.ofSeconds(3), 500, 10, Duration.ofMillis(10),
 				Duration.ofSeconds(2), 3, 1);
