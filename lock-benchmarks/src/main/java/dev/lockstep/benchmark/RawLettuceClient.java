@@ -9,6 +9,8 @@ import io.lettuce.core.SetArgs;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
 
+import dev.lockstep.redis.LuaScript;
+
 /**
  * The floor: the fewest round trips a correct owner-checked lock can make. {@code SET key token
  * NX PX} to take it, a compare-and-delete script (by SHA) to release it, and, when the lock is
@@ -17,11 +19,8 @@ import io.lettuce.core.api.sync.RedisCommands;
  */
 final class RawLettuceClient implements LockClient {
 
-	private static final String RELEASE_SCRIPT = """
-			if redis.call('GET', KEYS[1]) == ARGV[1] then
-			  return redis.call('DEL', KEYS[1])
-			end
-			return 0""";
+	private static final LuaScript RELEASE = LuaScript.load(RawLettuceClient.class, ScriptOutputType.INTEGER,
+			"raw-release.lua");
 
 	private static final long LEASE_MILLIS = 30_000;
 
@@ -43,7 +42,7 @@ final class RawLettuceClient implements LockClient {
 		this.client = RedisClient.create(RedisURI.create(redis.host(), redis.port()));
 		this.connection = this.client.connect();
 		this.commands = this.connection.sync();
-		this.releaseSha = this.commands.scriptLoad(RELEASE_SCRIPT);
+		this.releaseSha = this.commands.scriptLoad(RELEASE.source());
 	}
 
 	@Override
