@@ -22,8 +22,9 @@ public interface LockHandle extends AutoCloseable {
 	boolean isHeld();
 
 	/**
-	 * Releases this acquisition. Never throws: if Redis cannot be reached the lock frees itself
-	 * when its lease ends. Closing twice, or after the lock was lost, does nothing.
+	 * Releases this acquisition. The release is sent without waiting for Redis to answer; what
+	 * this instance sends afterwards reaches Redis after it. Never throws: if Redis cannot be
+	 * reached the lock frees itself when its lease ends. Closing twice does nothing.
 	 */
 	@Override
 	void close();

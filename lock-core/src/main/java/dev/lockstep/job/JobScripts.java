@@ -30,6 +30,7 @@ final class JobScripts {
 
 	JobScripts(RedisScripts redis) {
 		this.redis = redis;
+		redis.preload(List.of(CLAIM, UNCLAIM, FINISH, RENEW, MEMBER));
 	}
 
 	/** {1, token, start}, {0, reason} or {2, chosen instance}; see job-claim.lua. */

@@ -7,6 +7,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 import org.jspecify.annotations.Nullable;
@@ -45,6 +46,10 @@ final class LockEngine {
 
 	private final AtomicLong sequence = new AtomicLong();
 
+	private final AtomicInteger pendingReleases = new AtomicInteger();
+
+	private final Duration commandTimeout;
+
 	private final Map<String, HeldLock> active = new ConcurrentHashMap<>();
 
 	private final RedisScripts redis;
@@ -69,6 +74,7 @@ final class LockEngine {
 		this.instance = instance;
 		this.leaseTime = leaseTime;
 		this.heartbeatInterval = heartbeatInterval;
+		this.commandTimeout = commandTimeout;
 		this.listener = listener;
 		this.redis = new RedisScripts(connectionFactory);
 		this.scripts = new LockScripts(this.redis, keyPrefix + "wake:");
@@ -94,9 +100,26 @@ final class LockEngine {
 		if (!this.active.isEmpty()) {
 			logger.info("Stopping with {} lock(s) still held; they free themselves when their leases end", this.active.size());
 		}
+		awaitPendingReleases();
 		this.timer.shutdownNow();
 		this.wakeUps.close();
 		this.redis.close();
+	}
+
+	/** Gives releases on their way to Redis up to the command timeout to arrive before the connection closes. */
+	private void awaitPendingReleases() {
+		long deadline = System.nanoTime() + this.commandTimeout.toNanos();
+		synchronized (this.pendingReleases) {
+			while (this.pendingReleases.get() > 0 && deadline - System.nanoTime() > 0) {
+				try {
+					this.pendingReleases.wait(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
+				}
+				catch (InterruptedException ex) {
+					Thread.currentThread().interrupt();
+					return;
+				}
+			}
+		}
 	}
 
 	/** The handle, or null when the lock stayed held elsewhere for the whole wait. */
@@ -221,16 +244,22 @@ final class LockEngine {
 		this.active.remove(lock.owner(), lock);
 		this.watchdog.unwatch(lock);
 		String key = lock.keys().key();
-		try {
-			if (this.replies.await(this.scripts.release(lock.keys(), lock.owner()), lock.keys(), "releasing", null) == 0
-					&& wasHeld) {
+		// Sent without waiting for the reply: whatever this instance sends next on the connection
+		// reaches Redis after it, and the caller does not pay a second round trip per lock.
+		this.pendingReleases.incrementAndGet();
+		this.scripts.release(lock.keys(), lock.owner()).whenComplete((released, error) -> {
+			if (error != null) {
+				logger.warn("Could not release lock '{}'; it frees itself when its lease ends: {}", key, error.toString());
+			}
+			else if (released == 0 && wasHeld) {
 				logger.warn("Lock '{}' (fencing token {}) had already expired in Redis when it was released; "
 						+ "its lease was too short for the work it protected", key, lock.fencingToken());
 			}
-		}
-		catch (LockException ex) {
-			logger.warn("Could not release lock '{}'; it frees itself when its lease ends: {}", key, ex.getMessage());
-		}
+			synchronized (this.pendingReleases) {
+				this.pendingReleases.decrementAndGet();
+				this.pendingReleases.notifyAll();
+			}
+		});
 		Duration held = Duration.ofNanos(System.nanoTime() - lock.acquiredAtNanos());
 		this.listener.released(key, held);
 	}

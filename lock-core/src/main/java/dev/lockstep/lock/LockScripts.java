@@ -30,6 +30,7 @@ final class LockScripts {
 	LockScripts(RedisScripts redis, String channelPrefix) {
 		this.redis = redis;
 		this.channelPrefix = channelPrefix;
+		redis.preload(List.of(ACQUIRE, RELEASE, CANCEL, RENEW, HEARTBEAT));
 	}
 
 	private static LuaScript load(ScriptOutputType output, String name) {

@@ -69,6 +69,23 @@ public final class RedisScripts implements AutoCloseable {
 		return SlotHash.getSlot(key);
 	}
 
+	/**
+	 * Loads {@code scripts} into the server (every master of a cluster), in the background, so
+	 * that calls go by SHA from the first one: a call that meets NOSCRIPT is sent again in full
+	 * after later calls, and would reach Redis out of order. Failures are left to that fallback.
+	 */
+	public void preload(List<LuaScript> scripts) {
+		try {
+			RedisClusterAsyncCommands<byte[], byte[]> commands = commands();
+			for (LuaScript script : scripts) {
+				commands.scriptLoad(script.source());
+			}
+		}
+		catch (RuntimeException ex) {
+			// Redis is not reachable yet: the first calls load what they need
+		}
+	}
+
 	/** Runs {@code script}; the future fails with the Redis or connection error as is. */
 	public <T> CompletableFuture<T> run(LuaScript script, List<String> keys, List<String> args) {
 		byte[][] keyBytes = bytes(keys);

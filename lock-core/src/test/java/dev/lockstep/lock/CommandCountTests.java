@@ -23,6 +23,7 @@ import dev.lockstep.LockHandle;
 import dev.lockstep.testing.RedisServer;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * What the lock costs Redis, counted by the server itself ({@code INFO commandstats}, which
@@ -115,6 +116,8 @@ class CommandCountTests {
 		for (int i = 0; i < 300; i++) {
 			service.acquire("churn-" + (i % 7), Duration.ZERO).close();
 		}
+		// releases are sent without waiting for their replies: let the last one land first
+		await().atMost(Duration.ofSeconds(10)).until(() -> Long.valueOf(0).equals(this.server.call("DBSIZE")));
 		this.server.call("CONFIG", "RESETSTAT");
 		Thread.sleep(1500);
 		Map<String, Long> afterRelease = commandCalls();
