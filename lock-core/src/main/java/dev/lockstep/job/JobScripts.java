@@ -1,5 +1,6 @@
 package dev.lockstep.job;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
@@ -30,7 +31,11 @@ final class JobScripts {
 
 	JobScripts(RedisScripts redis) {
 		this.redis = redis;
-		redis.preload(List.of(CLAIM, UNCLAIM, FINISH, RENEW, MEMBER));
+	}
+
+	/** Loads the scripts into Redis ahead of the first call; see {@link RedisScripts#preload}. */
+	void preload(Duration wait) {
+		this.redis.preload(List.of(CLAIM, UNCLAIM, FINISH, RENEW, MEMBER), wait);
 	}
 
 	/** {1, token, start}, {0, reason} or {2, chosen instance}; see job-claim.lua. */

@@ -128,7 +128,9 @@ public final class RedisJobGuard implements JobGuardRegistry, SmartLifecycle {
 		}
 		this.redis = new RedisScripts(this.connectionFactory);
 		this.records = new JobRecords(this.connectionFactory, this.keyPrefix);
-		JobRunner runner = new JobRunner(new JobScripts(this.redis), this.keyPrefix, this.instanceId, this.skewTolerance,
+		JobScripts scripts = new JobScripts(this.redis);
+		scripts.preload(this.commandTimeout);
+		JobRunner runner = new JobRunner(scripts, this.keyPrefix, this.instanceId, this.skewTolerance,
 				this.commandTimeout, this.listener);
 		runner.announce(this::jobs);
 		this.runner = runner;

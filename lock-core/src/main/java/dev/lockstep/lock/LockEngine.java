@@ -78,6 +78,7 @@ final class LockEngine {
 		this.listener = listener;
 		this.redis = new RedisScripts(connectionFactory);
 		this.scripts = new LockScripts(this.redis, keyPrefix + "wake:");
+		this.scripts.preload(commandTimeout);
 		this.waiters = new LockWaiters(instance, this::releaseStrayGrant);
 		this.watchdog = new LeaseWatchdog(this.scripts, this::lost);
 		this.replies = new RedisReplies(commandTimeout);

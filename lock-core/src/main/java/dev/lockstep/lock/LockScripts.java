@@ -1,5 +1,6 @@
 package dev.lockstep.lock;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -30,7 +31,11 @@ final class LockScripts {
 	LockScripts(RedisScripts redis, String channelPrefix) {
 		this.redis = redis;
 		this.channelPrefix = channelPrefix;
-		redis.preload(List.of(ACQUIRE, RELEASE, CANCEL, RENEW, HEARTBEAT));
+	}
+
+	/** Loads the scripts into Redis ahead of the first call; see {@link RedisScripts#preload}. */
+	void preload(Duration wait) {
+		this.redis.preload(List.of(ACQUIRE, RELEASE, CANCEL, RENEW, HEARTBEAT), wait);
 	}
 
 	private static LuaScript load(ScriptOutputType output, String name) {

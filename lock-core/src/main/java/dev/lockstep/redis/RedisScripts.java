@@ -1,9 +1,13 @@
 package dev.lockstep.redis;
 
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.cluster.SlotHash;
@@ -70,19 +74,24 @@ public final class RedisScripts implements AutoCloseable {
 	}
 
 	/**
-	 * Loads {@code scripts} into the server (every master of a cluster), in the background, so
-	 * that calls go by SHA from the first one: a call that meets NOSCRIPT is sent again in full
-	 * after later calls, and would reach Redis out of order. Failures are left to that fallback.
+	 * Loads {@code scripts} into the server (every master of a cluster) so that calls go by SHA
+	 * from the first one: a call that meets NOSCRIPT is sent again in full after later calls, and
+	 * would reach Redis out of order. Waits at most {@code wait}, since Redis may be down (then the
+	 * first calls load what they need).
 	 */
-	public void preload(List<LuaScript> scripts) {
+	public void preload(List<LuaScript> scripts, Duration wait) {
+		CompletableFuture<Void> loaded = CompletableFuture.supplyAsync(this::commands)
+			.thenCompose((commands) -> CompletableFuture.allOf(scripts.stream()
+				.map((script) -> commands.scriptLoad(script.source()).toCompletableFuture())
+				.toArray(CompletableFuture[]::new)));
 		try {
-			RedisClusterAsyncCommands<byte[], byte[]> commands = commands();
-			for (LuaScript script : scripts) {
-				commands.scriptLoad(script.source());
-			}
+			loaded.get(wait.toMillis(), TimeUnit.MILLISECONDS);
 		}
-		catch (RuntimeException ex) {
-			// Redis is not reachable yet: the first calls load what they need
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+		catch (ExecutionException | TimeoutException ex) {
+			// Redis is not reachable (yet): the first calls load what they need
 		}
 	}
 
