@@ -138,6 +138,24 @@ class LockstepAutoConfigurationTests {
 	}
 
 	@Test
+	void redisWithoutLettuceStopsStartupInsteadOfLeavingTheAnnotationsUnguarded() {
+		new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(LockstepAutoConfiguration.class, LettuceRequiredAutoConfiguration.class))
+			.withClassLoader(new FilteredClassLoader("io.lettuce"))
+			.withUserConfiguration(OtherClientConnectionFactory.class)
+			.run((context) -> {
+				assertThat(context).hasFailed();
+				assertThat(context.getStartupFailure()).hasStackTraceContaining("lettuce-core is not on the class path");
+			});
+		new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(LockstepAutoConfiguration.class, LettuceRequiredAutoConfiguration.class))
+			.withClassLoader(new FilteredClassLoader("io.lettuce"))
+			.withUserConfiguration(OtherClientConnectionFactory.class)
+			.withPropertyValues("lockstep.enabled=false")
+			.run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(LockService.class));
+	}
+
+	@Test
 	void annotatedBeansAreLockedWithOrWithoutBootsAopAutoConfiguration() {
 		ApplicationContextRunner withAop = this.runner
 			.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class));
@@ -234,6 +252,27 @@ class LockstepAutoConfigurationTests {
 			LockAnnotationAdvisor advisor = new LockAnnotationAdvisor(lockService, Duration.ZERO, Duration.ZERO);
 			advisor.setOrder(7);
 			return advisor;
+		}
+
+	}
+
+	/** A connection factory of some other client: only its type matters, it is never connected. */
+	@Configuration(proxyBeanMethods = false)
+	static class OtherClientConnectionFactory {
+
+		@Bean
+		RedisConnectionFactory otherClient() {
+			return (RedisConnectionFactory) java.lang.reflect.Proxy.newProxyInstance(getClass().getClassLoader(),
+					new Class<?>[] { RedisConnectionFactory.class }, (proxy, method, args) -> {
+						if (method.getDeclaringClass() == Object.class) {
+							return switch (method.getName()) {
+								case "equals" -> proxy == args[0];
+								case "hashCode" -> System.identityHashCode(proxy);
+								default -> "another client's connection factory";
+							};
+						}
+						throw new UnsupportedOperationException("not connected in this test");
+					});
 		}
 
 	}
