@@ -171,7 +171,7 @@ class DistributedLockTests {
 	}
 
 	@Test
-	void anExplicitLeaseIsNotRenewed() {
+	void anExplicitLeaseBecomesTheLockKeysExpiry() {
 		AnnotatedServices.Locked locked = this.context.getBean(AnnotatedServices.Locked.class);
 		org.springframework.data.redis.core.StringRedisTemplate redis = new org.springframework.data.redis.core.StringRedisTemplate(connectionFactory);
 		RedisLockService lockService = this.context.getBean(RedisLockService.class);
