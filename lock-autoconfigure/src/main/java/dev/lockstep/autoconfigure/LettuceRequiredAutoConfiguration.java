@@ -7,11 +7,12 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingClas
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.context.annotation.Bean;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.util.ClassUtils;
 
 /**
  * Stops startup when the application has Redis but not Lettuce: Lockstep would otherwise stay
  * off without a word, and every {@code @DistributedLock}, {@code @SerialGroup} and
- * {@code @JobGuard} method would run unguarded.
+ * {@code @JobGuard} method would run unguarded. {@link LettuceRequiredFailureAnalyzer} reports it.
  */
 @AutoConfiguration(after = DataRedisAutoConfiguration.class)
 @ConditionalOnMissingClass("io.lettuce.core.RedisClient")
@@ -19,11 +20,12 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
 @ConditionalOnBooleanProperty(name = "lockstep.enabled", matchIfMissing = true)
 public final class LettuceRequiredAutoConfiguration {
 
+	private static final String JEDIS = "redis.clients.jedis.Jedis";
+
 	@Bean
 	static Object lockstepRequiresLettuce() {
-		throw new IllegalStateException("Lockstep runs on Lettuce, the default client of spring-boot-starter-data-redis, "
-				+ "but io.lettuce:lettuce-core is not on the class path. Add it back, or set lockstep.enabled=false "
-				+ "to run without Lockstep (its annotations then guard nothing).");
+		boolean jedis = ClassUtils.isPresent(JEDIS, LettuceRequiredAutoConfiguration.class.getClassLoader());
+		throw LettuceRequiredException.lettuceMissing(jedis);
 	}
 
 }

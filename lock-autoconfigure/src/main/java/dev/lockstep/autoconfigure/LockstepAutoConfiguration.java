@@ -32,7 +32,7 @@ import dev.lockstep.lock.RedisLockService;
  * {@code @DistributedLock} and {@code @SerialGroup}.
  */
 @AutoConfiguration(after = DataRedisAutoConfiguration.class)
-@ConditionalOnClass(LettuceConnectionFactory.class)
+@ConditionalOnClass(name = "io.lettuce.core.RedisClient")
 @ConditionalOnBean(RedisConnectionFactory.class)
 @ConditionalOnBooleanProperty(name = "lockstep.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(LockstepProperties.class)
@@ -43,6 +43,9 @@ public final class LockstepAutoConfiguration {
 	@ConditionalOnMissingBean(LockService.class)
 	RedisLockService lockService(RedisConnectionFactory connectionFactory, LockstepProperties properties,
 			ObjectProvider<LockListener> listeners) {
+		if (!(connectionFactory instanceof LettuceConnectionFactory)) {
+			throw LettuceRequiredException.otherConnectionFactory(connectionFactory);
+		}
 		RedisLockService lockService = new RedisLockService(connectionFactory);
 		lockService.setKeyPrefix(properties.getKeyPrefix());
 		lockService.setLeaseTime(properties.getLock().getLeaseTime());

@@ -15,14 +15,17 @@ import org.junit.jupiter.api.Timeout;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.boot.diagnostics.FailureAnalyzer;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.event.EventListener;
 import org.springframework.core.io.ClassPathResource;
+import org.springframework.core.io.support.SpringFactoriesLoader;
+import org.springframework.core.io.support.SpringFactoriesLoader.FailureHandler;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
-import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 import dev.lockstep.LockContext;
@@ -133,19 +136,45 @@ class LockstepAutoConfigurationTests {
 			.run((context) -> assertThat(context).doesNotHaveBean(LockService.class).doesNotHaveBean(LockAnnotationAdvisor.class));
 		new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(LockstepAutoConfiguration.class))
 			.run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(LockService.class));
-		this.runner.withClassLoader(new FilteredClassLoader(LettuceConnectionFactory.class))
-			.run((context) -> assertThat(context).doesNotHaveBean(LockService.class));
+		new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(LockstepAutoConfiguration.class))
+			.withClassLoader(new FilteredClassLoader("io.lettuce"))
+			.withUserConfiguration(OtherClientConnectionFactory.class)
+			.run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(LockService.class));
 	}
 
 	@Test
-	void redisWithoutLettuceStopsStartupInsteadOfLeavingTheAnnotationsUnguarded() {
+	void redisWithoutLettuceOrWithAnotherClientStopsStartupWithAFailureAnalysis() {
 		new ApplicationContextRunner()
 			.withConfiguration(AutoConfigurations.of(LockstepAutoConfiguration.class, LettuceRequiredAutoConfiguration.class))
 			.withClassLoader(new FilteredClassLoader("io.lettuce"))
 			.withUserConfiguration(OtherClientConnectionFactory.class)
 			.run((context) -> {
 				assertThat(context).hasFailed();
-				assertThat(context.getStartupFailure()).hasStackTraceContaining("lettuce-core is not on the class path");
+				Throwable failure = context.getStartupFailure();
+				assertThat(failure).hasRootCauseInstanceOf(LettuceRequiredException.class)
+					.hasStackTraceContaining("io.lettuce:lettuce-core is not on the class path")
+					.hasStackTraceContaining("a client other than Lettuce");
+				FailureAnalysis analysis = new LettuceRequiredFailureAnalyzer().analyze(failure);
+				assertThat(analysis).isNotNull();
+				assertThat(analysis.getDescription()).contains("io.lettuce:lettuce-core is not on the class path")
+					.contains("@DistributedLock, @SerialGroup and @JobGuard");
+				assertThat(analysis.getAction()).contains("lockstep.enabled=false");
+			});
+		assertThat(SpringFactoriesLoader.forDefaultResourceLocation()
+			.load(FailureAnalyzer.class, FailureHandler.handleMessage((message, failure) -> {
+				// Boot's own analyzers that need a bean factory cannot be created here; ours can.
+			})))
+			.as("failure analyzers registered in META-INF/spring.factories")
+			.hasAtLeastOneElementOfType(LettuceRequiredFailureAnalyzer.class);
+		new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(LockstepAutoConfiguration.class))
+			.withUserConfiguration(OtherClientConnectionFactory.class)
+			.run((context) -> {
+				assertThat(context).hasFailed();
+				assertThat(context.getStartupFailure()).hasRootCauseInstanceOf(LettuceRequiredException.class);
+				FailureAnalysis analysis = new LettuceRequiredFailureAnalyzer().analyze(context.getStartupFailure());
+				assertThat(analysis).isNotNull();
+				assertThat(analysis.getDescription()).contains("the application's RedisConnectionFactory is a ")
+					.contains("spring.data.redis.client-type=jedis");
 			});
 		new ApplicationContextRunner()
 			.withConfiguration(AutoConfigurations.of(LockstepAutoConfiguration.class, LettuceRequiredAutoConfiguration.class))

@@ -14,7 +14,6 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Role;
 import org.springframework.core.env.Environment;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
-import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import dev.lockstep.JobGuardRegistry;
 import dev.lockstep.LockListener;
@@ -29,7 +28,7 @@ import dev.lockstep.job.ScheduledFirings;
  * instances, on the application's Redis connection.
  */
 @AutoConfiguration(after = LockstepAutoConfiguration.class)
-@ConditionalOnClass(LettuceConnectionFactory.class)
+@ConditionalOnClass(name = "io.lettuce.core.RedisClient")
 @ConditionalOnBean(RedisConnectionFactory.class)
 @ConditionalOnBooleanProperty(name = "lockstep.enabled", matchIfMissing = true)
 @ConditionalOnBooleanProperty(name = "lockstep.job-guard.enabled", matchIfMissing = true)
