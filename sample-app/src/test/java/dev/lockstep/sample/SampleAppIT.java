@@ -215,6 +215,25 @@ class SampleAppIT {
 		assertThat(guard.get("history")).isNotEmpty();
 	}
 
+	/** The live page at / and the actuator JSON it reads (no browser here: the page's inputs are checked). */
+	@Test
+	@Order(5)
+	void theHomePageIsTheLivePageOverTheLockstepEndpoint() {
+		Reply page = SampleHttp.getPage(this.a.uri("/"));
+		assertThat(page.status()).isEqualTo(200);
+		assertThat(page.body()).contains("Lockstep sample").contains("/actuator/lockstep");
+		JsonNode overview = SampleHttp.get(this.b.uri("/actuator/lockstep")).json();
+		assertThat(overview.get("jobGuardInstance").asString()).isEqualTo("b");
+		assertThat(overview.get("redisMode").asString()).isEqualTo("standalone");
+		assertThat(overview.get("jobs")).extracting(JsonNode::asString).containsExactly("daily-push");
+		JsonNode jobs = SampleHttp.get(this.a.uri("/actuator/lockstep/jobs")).json();
+		assertThat(jobs.get(0).get("name").asString()).isEqualTo("daily-push");
+		assertThat(jobs.get(0).get("lastRun").get("instance").asString()).isIn("a", "b");
+		Reply health = SampleHttp.get(this.a.uri("/actuator/health/lockstep"));
+		assertThat(health.status()).isEqualTo(200);
+		assertThat(health.json().get("status").asString()).isEqualTo("UP");
+	}
+
 	/** Last: it stops Redis. */
 	@Test
 	@Order(6)

@@ -51,6 +51,13 @@ final class SampleHttp {
 		return await(send(HttpRequest.newBuilder(uri).GET()));
 	}
 
+	/** A GET as a browser sends it, asking for HTML. */
+	static Reply getPage(URI uri) {
+		return await(CLIENT.sendAsync(HttpRequest.newBuilder(uri).timeout(REQUEST_TIMEOUT).header("Accept", "text/html").GET()
+			.build(), HttpResponse.BodyHandlers.ofString())
+			.thenApply((response) -> new Reply(response.statusCode(), response.headers(), response.body())));
+	}
+
 	/** The reply, waiting a little longer than the request's own timeout. */
 	static Reply await(CompletableFuture<Reply> reply) {
 		try {

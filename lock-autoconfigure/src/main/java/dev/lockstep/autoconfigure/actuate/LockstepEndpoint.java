@@ -1,0 +1,115 @@
+package dev.lockstep.autoconfigure.actuate;
+
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
+import org.springframework.boot.actuate.endpoint.annotation.Selector;
+import org.springframework.boot.actuate.endpoint.annotation.Selector.Match;
+
+import dev.lockstep.GuardedJob;
+import dev.lockstep.JobGuardRegistry;
+import dev.lockstep.JobRun;
+import dev.lockstep.JobSkip;
+
+/**
+ * The {@code lockstep} actuator endpoint: this instance and what it coordinates.
+ * <ul>
+ * <li>{@code GET /actuator/lockstep}: the instance, the Redis mode and a summary;</li>
+ * <li>{@code GET /actuator/lockstep/jobs}: every job this instance guards, with its last run and skip;</li>
+ * <li>{@code GET /actuator/lockstep/jobs/{name}}: one job, read from Redis, with its recent history.</li>
+ * </ul>
+ * Reading costs Redis a few {@code GET}/{@code LRANGE} calls per job; nothing scans the key space.
+ */
+@Endpoint(id = "lockstep")
+public final class LockstepEndpoint {
+
+	private final @Nullable String instanceId;
+
+	private final String redisMode;
+
+	private final @Nullable JobGuardRegistry jobGuard;
+
+	private final @Nullable RecentLockLosses losses;
+
+	public LockstepEndpoint(@Nullable String instanceId, String redisMode, @Nullable JobGuardRegistry jobGuard,
+			@Nullable RecentLockLosses losses) {
+		this.instanceId = instanceId;
+		this.redisMode = redisMode;
+		this.jobGuard = jobGuard;
+		this.losses = losses;
+	}
+
+	@ReadOperation
+	public Overview overview() {
+		List<String> jobs = (this.jobGuard != null) ? this.jobGuard.jobs().stream().map(GuardedJob::name).toList()
+				: List.of();
+		Integer lost = (this.losses != null) ? this.losses.losses().size() : null;
+		return new Overview(this.instanceId, (this.jobGuard != null) ? this.jobGuard.instanceId() : null,
+				this.redisMode, jobs, lost,
+				(this.losses != null) ? this.losses.window() : null);
+	}
+
+	/** {@code jobs} or {@code jobs/{name}}; anything else is not found. */
+	@ReadOperation
+	public @Nullable Object part(@Selector(match = Match.ALL_REMAINING) String... path) {
+		if (path.length == 0 || !"jobs".equals(path[0]) || this.jobGuard == null) {
+			return null;
+		}
+		if (path.length == 1) {
+			return this.jobGuard.jobs().stream().map(this::summary).toList();
+		}
+		String name = String.join("/", Arrays.copyOfRange(path, 1, path.length));
+		JobGuardRegistry registry = this.jobGuard;
+		return new JobDetail(name, registry.lastRun(name).orElse(null), registry.lastSkip(name).orElse(null),
+				registry.history(name));
+	}
+
+	private JobSummary summary(GuardedJob job) {
+		JobGuardRegistry registry = this.jobGuard;
+		return new JobSummary(job.name(), job.method(), job.lockAtMostFor(), job.lockAtLeastFor(),
+				(registry != null) ? registry.lastRun(job.name()).orElse(null) : null,
+				(registry != null) ? registry.lastSkip(job.name()).orElse(null) : null);
+	}
+
+	/**
+	 * The endpoint's root.
+	 * @param instance this instance's id in lock owners ({@code null} with a lock service of the application's own)
+	 * @param jobGuardInstance this instance's id in job runs and skips ({@code lockstep.job-guard.instance-id})
+	 * @param redisMode {@code standalone}, {@code sentinel} or {@code cluster}
+	 * @param jobs the names of the jobs this instance guards
+	 * @param locksLostRecently the locks this instance lost within {@code lossWindow}
+	 * @param lossWindow how far back {@code locksLostRecently} looks
+	 */
+	public record Overview(@Nullable String instance, @Nullable String jobGuardInstance, String redisMode, List<String> jobs, @Nullable Integer locksLostRecently,
+			@Nullable Duration lossWindow) {
+	}
+
+	/**
+	 * A job this instance guards.
+	 * @param name the job's name, shared by every instance
+	 * @param method the guarded method
+	 * @param lockAtMostFor how long a run may hold the guard
+	 * @param lockAtLeastFor how long a run keeps the guard at least
+	 * @param lastRun the last finished run on any instance
+	 * @param lastSkip the last skipped firing on any instance, and why
+	 */
+	public record JobSummary(String name, String method, Duration lockAtMostFor, Duration lockAtLeastFor,
+			@Nullable JobRun lastRun, @Nullable JobSkip lastSkip) {
+	}
+
+	/**
+	 * One job as recorded in Redis.
+	 * @param name the job's name
+	 * @param lastRun the last finished run on any instance
+	 * @param lastSkip the last skipped firing on any instance, and why
+	 * @param history the most recent finished runs, newest first
+	 */
+	public record JobDetail(String name, @Nullable JobRun lastRun, @Nullable JobSkip lastSkip, List<JobRun> history) {
+	}
+
+}

@@ -1,0 +1,179 @@
+package dev.lockstep.autoconfigure.actuate;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.web.server.context.WebServerApplicationContext;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+import dev.lockstep.LockHandle;
+import dev.lockstep.LockService;
+import dev.lockstep.annotation.JobGuard;
+import dev.lockstep.autoconfigure.LockstepAutoConfiguration;
+import dev.lockstep.autoconfigure.job.JobGuardAutoConfiguration;
+import dev.lockstep.lock.RedisLockService;
+import dev.lockstep.testing.RedisServer;
+import dev.lockstep.testing.TestRedis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/** The {@code lockstep} endpoint and health contributor, over HTTP, on a real Redis. */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class LockstepEndpointTests {
+
+	private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+
+	private ConfigurableApplicationContext context;
+
+	@AfterEach
+	void close() {
+		if (this.context != null) {
+			this.context.close();
+		}
+	}
+
+	@Test
+	void endpointShowsThisInstanceAndTheJobsItGuardsWithTheirRuns() throws Exception {
+		start(TestRedis.standalone().host(), TestRedis.standalone().port(),
+				"management.endpoints.web.exposure.include=lockstep,health");
+		this.context.getBean(NightlyJob.class).run();
+
+		Response root = get("/actuator/lockstep");
+		assertThat(root.status()).isEqualTo(200);
+		String instance = ((RedisLockService) this.context.getBean(LockService.class)).getInstanceId();
+		assertThat(root.body()).contains("\"instance\":\"" + instance + "\"").contains("\"jobGuardInstance\":\"node-a\"")
+			.contains("\"redisMode\":\"standalone\"")
+			.contains("\"jobs\":[\"nightly-report\"]");
+
+		Response jobs = get("/actuator/lockstep/jobs");
+		assertThat(jobs.status()).isEqualTo(200);
+		assertThat(jobs.body()).contains("\"name\":\"nightly-report\"").contains("NightlyJob.run")
+			.contains("\"instance\":\"node-a\"");
+
+		Response job = get("/actuator/lockstep/jobs/nightly-report");
+		assertThat(job.status()).isEqualTo(200);
+		assertThat(job.body()).contains("\"history\":[{").contains("\"succeeded\":true");
+
+		assertThat(get("/actuator/lockstep/nothing-here").status()).isEqualTo(404);
+	}
+
+	@Test
+	void endpointIsOffTheWebUntilExposed() throws Exception {
+		start(TestRedis.standalone().host(), TestRedis.standalone().port());
+		assertThat(get("/actuator/lockstep").status()).isEqualTo(404);
+		assertThat(this.context.getBeansOfType(LockstepEndpoint.class)).isEmpty();
+		assertThat(this.context.getBeansOfType(LockService.class)).hasSize(1);
+	}
+
+	@Test
+	void healthReportsLostLocksWhileUpAndGoesDownWhenRedisStops() throws Exception {
+		try (RedisServer redis = RedisServer.start()) {
+			start(redis.host(), redis.port(), "management.endpoints.web.exposure.include=health",
+					"management.endpoint.health.show-components=always", "management.endpoint.health.show-details=always",
+					"lockstep.lock.lease-time=3s");
+			Response up = get("/actuator/health/lockstep");
+			assertThat(up.status()).isEqualTo(200);
+			assertThat(up.body()).contains("\"status\":\"UP\"").contains("\"locksLost\":0");
+
+			LockHandle handle = this.context.getBean(LockService.class).acquire("report:42", Duration.ZERO);
+			redis.call("FLUSHALL");
+			await().atMost(Duration.ofSeconds(20)).until(() -> !handle.isHeld());
+			await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+				Response afterLoss = get("/actuator/health/lockstep");
+				assertThat(afterLoss.status()).isEqualTo(200);
+				assertThat(afterLoss.body()).contains("\"status\":\"UP\"").contains("\"locksLost\":1")
+					.contains("report:42");
+			});
+			handle.close();
+
+			redis.kill();
+			await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+				Response down = get("/actuator/health/lockstep");
+				assertThat(down.status()).isEqualTo(503);
+				assertThat(down.body()).contains("\"status\":\"DOWN\"");
+			});
+		}
+	}
+
+	@Test
+	void endpointAndHealthStayAwayWithoutActuator() {
+		new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, LockstepAutoConfiguration.class,
+					JobGuardAutoConfiguration.class, LockstepEndpointAutoConfiguration.class,
+					LockstepHealthAutoConfiguration.class))
+			.withPropertyValues("spring.data.redis.host=" + TestRedis.standalone().host(),
+					"spring.data.redis.port=" + TestRedis.standalone().port(), "lockstep.key-prefix=" + prefix())
+			.withClassLoader(new FilteredClassLoader("org.springframework.boot.actuate", "org.springframework.boot.health"))
+			.run((context) -> assertThat(context).hasNotFailed()
+				.hasSingleBean(LockService.class)
+				.doesNotHaveBean(LockstepEndpoint.class)
+				.doesNotHaveBean(LockstepHealthIndicator.class));
+	}
+
+	private void start(String host, int port, String... properties) {
+		String[] all = new String[properties.length + 6];
+		all[0] = "server.port=0";
+		all[1] = "spring.data.redis.host=" + host;
+		all[2] = "spring.data.redis.port=" + port;
+		all[3] = "lockstep.key-prefix=" + prefix();
+		all[4] = "lockstep.job-guard.instance-id=node-a";
+		all[5] = "spring.data.redis.timeout=2s";
+		System.arraycopy(properties, 0, all, 6, properties.length);
+		this.context = new SpringApplicationBuilder(App.class).web(WebApplicationType.SERVLET).properties(all).run();
+	}
+
+	private Response get(String path) throws Exception {
+		int port = ((WebServerApplicationContext) this.context).getWebServer().getPort();
+		HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+			.timeout(Duration.ofSeconds(20))
+			.build();
+		HttpResponse<String> response = this.http.send(request, HttpResponse.BodyHandlers.ofString());
+		return new Response(response.statusCode(), response.body());
+	}
+
+	private static String prefix() {
+		return "e" + UUID.randomUUID().toString().substring(0, 8) + ":";
+	}
+
+	record Response(int status, String body) {
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@EnableAutoConfiguration
+	static class App {
+
+		@Bean
+		NightlyJob nightlyJob() {
+			return new NightlyJob();
+		}
+
+	}
+
+	static class NightlyJob {
+
+		@JobGuard(name = "nightly-report")
+		public void run() {
+		}
+
+	}
+
+}
