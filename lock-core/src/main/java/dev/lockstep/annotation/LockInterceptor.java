@@ -1,5 +1,6 @@
 package dev.lockstep.annotation;
 
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
 import org.aopalliance.intercept.MethodInterceptor;
@@ -20,7 +21,8 @@ import dev.lockstep.lock.ThreadLocks;
 /**
  * Runs an annotated method under its lock: the key is evaluated before anything else, the lock
  * is released when the method returns or throws, or, for a method returning a
- * {@link CompletionStage}, when that stage completes.
+ * {@link CompletionStage}, when that stage completes (whatever the caller does with the stage it
+ * is given).
  */
 final class LockInterceptor implements MethodInterceptor {
 
@@ -52,13 +54,55 @@ final class LockInterceptor implements MethodInterceptor {
 		}
 		if (method.mayCompleteLater() && result instanceof CompletionStage<?> stage) {
 			ThreadLocks.detach(handle);
-			// Released off the completing thread: that may be a Redis client thread, which must not
-			// wait for its own reply.
-			CompletionStage<?> released = stage.whenCompleteAsync((value, error) -> handle.close());
-			return method.returnType().isInstance(released) ? released : stage;
+			return releaseWhenComplete(stage, handle, method.returnType());
 		}
 		handle.close();
 		return result;
+	}
+
+	/**
+	 * Releases the lock when the method's own stage completes, whatever the caller does with the
+	 * stage it is given. The release hangs on a dependent of the method's stage that nobody else can
+	 * complete (a caller who cancels, times out or completes the stage it got would otherwise skip
+	 * it). The caller gets a fresh stage that completes after the release; cancelling it cancels the
+	 * method's stage too, and the lock is still released only once that stage has completed, so the
+	 * work never runs unlocked.
+	 */
+	private static Object releaseWhenComplete(CompletionStage<?> stage, LockHandle handle, Class<?> returnType) {
+		CompletableFuture<Object> forCaller = new CompletableFuture<>();
+		// Released off the completing thread: that may be a Redis client thread, which must not
+		// wait for its own reply.
+		stage.whenCompleteAsync((value, error) -> {
+			try {
+				handle.close();
+			}
+			finally {
+				if (error != null) {
+					forCaller.completeExceptionally(error);
+				}
+				else {
+					forCaller.complete(value);
+				}
+			}
+		});
+		if (!returnType.isInstance(forCaller)) {
+			return stage;
+		}
+		forCaller.whenComplete((value, error) -> {
+			if (forCaller.isCancelled()) {
+				cancel(stage);
+			}
+		});
+		return forCaller;
+	}
+
+	private static void cancel(CompletionStage<?> stage) {
+		try {
+			stage.toCompletableFuture().cancel(true);
+		}
+		catch (UnsupportedOperationException ex) {
+			// A stage that cannot be cancelled from outside runs to its end; the lock is released then.
+		}
 	}
 
 	private LockHandle acquire(LockedMethod method, String key) {

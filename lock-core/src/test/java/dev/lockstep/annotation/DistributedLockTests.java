@@ -171,6 +171,47 @@ class DistributedLockTests {
 	}
 
 	@Test
+	void aStageTheCallerTimesOutOrCompletesKeepsTheLockUntilTheWorkEndsAndThenReleasesIt() throws Exception {
+		AnnotatedServices.Locked locked = this.context.getBean(AnnotatedServices.Locked.class);
+		LockService lockService = this.context.getBean(LockService.class);
+		List<java.util.function.Consumer<CompletableFuture<String>>> callerActions = List.of(
+				(result) -> assertThatThrownBy(() -> result.orTimeout(50, TimeUnit.MILLISECONDS).join())
+					.hasCauseInstanceOf(java.util.concurrent.TimeoutException.class),
+				(result) -> result.complete("the caller's own value"));
+		for (int i = 0; i < callerActions.size(); i++) {
+			String id = "stage-" + i;
+			CompletableFuture<String> work = new CompletableFuture<>();
+			CompletableFuture<String> result = locked.later(id, work);
+			callerActions.get(i).accept(result);
+			assertThat(result).as("caller's stage %s", i).isDone();
+			// The work is still running: the lock stays held until it ends.
+			assertThat(this.threads.submit(() -> lockService.tryAcquire("Locked.later:" + id, Duration.ZERO,
+					Duration.ofSeconds(1))).get(10, TimeUnit.SECONDS)).as("lock while the work of %s runs", i).isEmpty();
+			work.complete("done");
+			try (LockHandle free = this.threads.submit(() -> lockService.acquire("Locked.later:" + id, Duration.ofSeconds(5)))
+				.get(20, TimeUnit.SECONDS)) {
+				assertThat(free.isHeld()).as("lock after the work of %s ended", i).isTrue();
+			}
+		}
+	}
+
+	@Test
+	void cancellingTheCallersStageCancelsTheMethodsOwnStage() throws Exception {
+		AnnotatedServices.Locked locked = this.context.getBean(AnnotatedServices.Locked.class);
+		LockService lockService = this.context.getBean(LockService.class);
+		CompletableFuture<String> work = new CompletableFuture<>();
+		CompletableFuture<String> result = locked.later("cancelled", work);
+		assertThat(this.threads.submit(() -> lockService.tryAcquire("Locked.later:cancelled", Duration.ZERO,
+				Duration.ofSeconds(1))).get(10, TimeUnit.SECONDS)).isEmpty();
+		result.cancel(true);
+		assertThat(work).isCancelled();
+		try (LockHandle free = this.threads.submit(() -> lockService.acquire("Locked.later:cancelled", Duration.ofSeconds(5)))
+			.get(20, TimeUnit.SECONDS)) {
+			assertThat(free.isHeld()).isTrue();
+		}
+	}
+
+	@Test
 	void anExplicitLeaseBecomesTheLockKeysExpiry() {
 		AnnotatedServices.Locked locked = this.context.getBean(AnnotatedServices.Locked.class);
 		org.springframework.data.redis.core.StringRedisTemplate redis = new org.springframework.data.redis.core.StringRedisTemplate(connectionFactory);
