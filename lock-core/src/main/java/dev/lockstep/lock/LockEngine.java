@@ -4,9 +4,11 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -47,6 +49,9 @@ final class LockEngine {
 	private final AtomicLong sequence = new AtomicLong();
 
 	private final AtomicInteger pendingReleases = new AtomicInteger();
+
+	/** Releases sent and not yet answered, by lock key: a single attempt on that key waits for them. */
+	private final Map<String, CompletableFuture<Void>> releasesInFlight = new ConcurrentHashMap<>();
 
 	private final Duration commandTimeout;
 
@@ -142,7 +147,11 @@ final class LockEngine {
 		Waiter waiter = entry.isEmpty() ? null : this.waiters.register(keys, owner, sequence, entry);
 		long start = System.nanoTime();
 		try {
+			CompletableFuture<Void> releaseInFlight = entry.isEmpty() ? this.releasesInFlight.get(keys.lock()) : null;
 			long token = attempt(keys, owner, leaseNanos, entry, waitTime);
+			if (token == 0 && releaseInFlight != null && awaited(releaseInFlight, keys)) {
+				token = attempt(keys, owner, leaseNanos, entry, waitTime);
+			}
 			boolean handedOver = token == 0 && waiter != null;
 			long confirmedFrom = start;
 			long confirmedLease = leaseNanos;
@@ -170,6 +179,27 @@ final class LockEngine {
 				this.waiters.remove(sequence, waiter);
 			}
 		}
+	}
+
+	/**
+	 * Waits, up to the command timeout, for a release of this instance that was on its way when a
+	 * single attempt was sent, and says whether it arrived. Releases are sent without waiting for
+	 * their reply; one that met NOSCRIPT (Redis lost its script cache) goes again in full, after calls
+	 * sent meanwhile, so the attempt may have found the lock still held by this instance.
+	 */
+	private boolean awaited(CompletableFuture<Void> release, LockKeys keys) {
+		try {
+			release.get(this.commandTimeout.toNanos(), TimeUnit.NANOSECONDS);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw RedisReplies.interrupted(keys, ex);
+		}
+		catch (ExecutionException | TimeoutException ex) {
+			// the release failed or is late: the attempt's own answer stands
+			return false;
+		}
+		return true;
 	}
 
 	/** One acquire script: the token if taken, 0 if queued ({@code entry} non-empty) or not taken. */
@@ -248,7 +278,11 @@ final class LockEngine {
 		// Sent without waiting for the reply: whatever this instance sends next on the connection
 		// reaches Redis after it, and the caller does not pay a second round trip per lock.
 		this.pendingReleases.incrementAndGet();
+		CompletableFuture<Void> inFlight = new CompletableFuture<>();
+		this.releasesInFlight.put(lock.keys().lock(), inFlight);
 		this.scripts.release(lock.keys(), lock.owner()).whenComplete((released, error) -> {
+			this.releasesInFlight.remove(lock.keys().lock(), inFlight);
+			inFlight.complete(null);
 			if (error != null) {
 				logger.warn("Could not release lock '{}'; it frees itself when its lease ends: {}", key, error.toString());
 			}

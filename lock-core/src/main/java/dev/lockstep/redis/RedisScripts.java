@@ -106,11 +106,53 @@ public final class RedisScripts implements AutoCloseable {
 		catch (RuntimeException ex) {
 			return CompletableFuture.failedFuture(ex);
 		}
-		CompletableFuture<T> bySha = commands.<T>evalsha(script.sha1(), script.output(), keyBytes, argBytes)
-			.toCompletableFuture();
-		return bySha.exceptionallyCompose((error) -> isNoScript(error)
-				? commands.<T>eval(script.source(), script.output(), keyBytes, argBytes).toCompletableFuture()
-				: CompletableFuture.failedFuture(error));
+		ScriptCall<T> call = new ScriptCall<>();
+		commands.<T>evalsha(script.sha1(), script.output(), keyBytes, argBytes).whenComplete((value, error) -> {
+			if (error == null) {
+				call.complete(value);
+			}
+			else if (!isNoScript(error)) {
+				call.completeExceptionally(error);
+			}
+			else {
+				call.sendUnlessCancelled(() -> commands.<T>eval(script.source(), script.output(), keyBytes, argBytes)
+					.whenComplete((retried, retryError) -> {
+						if (retryError != null) {
+							call.completeExceptionally(retryError);
+						}
+						else {
+							call.complete(retried);
+						}
+					}));
+			}
+		});
+		return call;
+	}
+
+	/**
+	 * The reply of one script call. Cancelling it (a caller that stopped waiting) also stops the call
+	 * from being sent again in full after a NOSCRIPT: the caller goes on to undo what the call may
+	 * have done, and a late re-send would land after that undoing.
+	 */
+	private static final class ScriptCall<T> extends CompletableFuture<T> {
+
+		private boolean cancelled;
+
+		@Override
+		public boolean cancel(boolean mayInterruptIfRunning) {
+			synchronized (this) {
+				this.cancelled = true;
+			}
+			return super.cancel(mayInterruptIfRunning);
+		}
+
+		/** Sends, under the same monitor as {@link #cancel}: once cancel returns, nothing more is sent. */
+		synchronized void sendUnlessCancelled(Runnable send) {
+			if (!this.cancelled && !isDone()) {
+				send.run();
+			}
+		}
+
 	}
 
 	private static boolean isNoScript(Throwable error) {
