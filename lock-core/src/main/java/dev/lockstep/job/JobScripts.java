@@ -23,7 +23,7 @@ final class JobScripts {
 	private static final LuaScript FINISH = LuaScript.load(JobScripts.class, ScriptOutputType.INTEGER, SHARED, "job-finish.lua");
 
 	private static final LuaScript RENEW = LuaScript.load(JobScripts.class, ScriptOutputType.MULTI, SHARED,
-			"/dev/lockstep/lock/renew.lua");
+			"job-renew.lua");
 
 	private static final LuaScript MEMBER = LuaScript.load(JobScripts.class, ScriptOutputType.INTEGER, "job-member.lua");
 

@@ -116,11 +116,6 @@ final class HeldLock {
 		this.renewAtNanos = sentAtNanos + confirmedLeaseNanos / 3;
 	}
 
-	/** Renew on the watchdog's next tick, whatever the last confirmation said. */
-	void renewSoon() {
-		this.renewAtNanos = System.nanoTime();
-	}
-
 	boolean renewalDue(long nowNanos) {
 		return nowNanos - this.renewAtNanos >= 0;
 	}

@@ -140,38 +140,62 @@ final class LockEngine {
 		LockKeys keys = LockKeys.of(this.keyPrefix, key);
 		boolean watchdog = explicitLease == null;
 		long leaseNanos = watchdog ? this.leaseTime.toNanos() : explicitLease.toNanos();
-		String sequence = Long.toString(this.sequence.incrementAndGet(), 36);
-		String owner = this.instance + ":" + sequence;
-		long grantLeaseNanos = watchdog ? Math.min(leaseNanos, livenessNanos()) : leaseNanos;
-		String entry = waitTime.isZero() ? "" : owner + ":" + millis(grantLeaseNanos);
-		Waiter waiter = entry.isEmpty() ? null : this.waiters.register(keys, owner, sequence, entry);
 		long start = System.nanoTime();
-		try {
-			CompletableFuture<Void> releaseInFlight = entry.isEmpty() ? this.releasesInFlight.get(keys.lock()) : null;
-			long token = attempt(keys, owner, leaseNanos, entry, waitTime);
-			if (token == 0 && releaseInFlight != null && awaited(releaseInFlight, keys)) {
-				token = attempt(keys, owner, leaseNanos, entry, waitTime);
+		while (true) {
+			Acquisition acquisition = acquireOnce(keys, leaseNanos, watchdog, start, waitTime);
+			if (acquisition.lock() != null) {
+				return activate(acquisition.lock(), Duration.ofNanos(System.nanoTime() - start));
 			}
-			boolean handedOver = token == 0 && waiter != null;
-			long confirmedFrom = start;
-			long confirmedLease = leaseNanos;
-			if (handedOver) {
-				token = awaitTurn(waiter, keys, owner, leaseNanos, entry, start, waitTime);
-				// counted from now: a wake-up arrives moments after the hand-over; a heartbeat that found it
-				// instead reports the lease left
-				confirmedFrom = System.nanoTime();
-				confirmedLease = (waiter.grantTtlNanos() >= 0) ? waiter.grantTtlNanos() : grantLeaseNanos;
-			}
-			Duration waited = Duration.ofNanos(System.nanoTime() - start);
-			if (token == 0) {
-				this.listener.notAcquired(key, waited);
+			if (!acquisition.again() || start + waitTime.toNanos() - System.nanoTime() <= 0) {
+				this.listener.notAcquired(key, Duration.ofNanos(System.nanoTime() - start));
 				return null;
 			}
-			HeldLock lock = new HeldLock(keys, owner, token, leaseNanos, watchdog, confirmedFrom, confirmedLease);
-			return activate(lock, handedOver, waited);
+		}
+	}
+
+	/**
+	 * One queueing under an owner id of its own: wake-ups, renewals and releases name that id and
+	 * the grant's fencing token, so nothing meant for an earlier queueing of the same caller can
+	 * complete or extend this one. A lock handed over from the queue counts as held only once Redis
+	 * has confirmed it, owner and token checked, and extended it to the caller's lease: the grant
+	 * lease may have run out while the waiter stalled (a pause, a slow wake-up) and the lock gone to
+	 * the next waiter. The lease is counted from when the confirmation was sent.
+	 */
+	private Acquisition acquireOnce(LockKeys keys, long leaseNanos, boolean watchdog, long start, Duration waitTime) {
+		String sequence = Long.toString(this.sequence.incrementAndGet(), 36);
+		String owner = this.instance + ":" + sequence;
+		String entry = waitTime.isZero() ? "" : owner + ":" + millis(Math.min(leaseNanos, livenessNanos()));
+		Waiter waiter = entry.isEmpty() ? null : this.waiters.register(keys, owner, sequence, entry);
+		long sent = System.nanoTime();
+		long token = 0;
+		try {
+			CompletableFuture<Void> releaseInFlight = entry.isEmpty() ? this.releasesInFlight.get(keys.lock()) : null;
+			token = attempt(keys, owner, leaseNanos, entry, waitTime);
+			if (token == 0 && releaseInFlight != null && awaited(releaseInFlight, keys)) {
+				sent = System.nanoTime();
+				token = attempt(keys, owner, leaseNanos, entry, waitTime);
+			}
+			if (token == 0 && waiter != null) {
+				token = awaitTurn(waiter, keys, owner, entry, start, waitTime);
+				if (token == LockWaiters.REQUEUE) {
+					return Acquisition.AGAIN;
+				}
+				if (token == 0) {
+					return Acquisition.NONE;
+				}
+				sent = System.nanoTime();
+				if (confirm(keys, owner, token, leaseNanos, waitTime) == 0) {
+					logger.debug("Lock '{}' was handed to {} but the grant ran out before it was confirmed", keys.key(), owner);
+					return Acquisition.AGAIN;
+				}
+			}
+			if (token == 0) {
+				return Acquisition.NONE;
+			}
+			return new Acquisition(new HeldLock(keys, owner, token, leaseNanos, watchdog, sent, leaseNanos), false);
 		}
 		catch (LockException ex) {
-			abandon(keys, owner, entry);
+			abandon(keys, owner, entry, token);
 			throw ex;
 		}
 		finally {
@@ -179,6 +203,20 @@ final class LockEngine {
 				this.waiters.remove(sequence, waiter);
 			}
 		}
+	}
+
+	/** What one queueing gave: the lock, nothing, or nothing yet (queue again while the wait lasts). */
+	private record Acquisition(@Nullable HeldLock lock, boolean again) {
+
+		static final Acquisition NONE = new Acquisition(null, false);
+
+		static final Acquisition AGAIN = new Acquisition(null, true);
+
+	}
+
+	private long confirm(LockKeys keys, String owner, long token, long leaseNanos, Duration waitTime) {
+		return this.replies.await(this.scripts.confirm(keys, owner, token, millis(leaseNanos)), keys, "confirming",
+				waitTime);
 	}
 
 	/**
@@ -208,26 +246,16 @@ final class LockEngine {
 		return this.replies.await(reply, keys, "acquiring", waitTime);
 	}
 
-	private long awaitTurn(Waiter waiter, LockKeys keys, String owner, long leaseNanos, String entry, long start,
-			Duration waitTime) {
+	/** The token once the lock is handed over, 0 when the wait ends first, {@link LockWaiters#REQUEUE} to queue again. */
+	private long awaitTurn(Waiter waiter, LockKeys keys, String owner, String entry, long start, Duration waitTime) {
 		try {
-			while (true) {
-				waiter.queued();
-				Long signal = waiter.await(start + waitTime.toNanos() - System.nanoTime());
-				if (signal == null) {
-					// Out of time; if the lock was handed over meanwhile, it is ours to keep.
-					return this.replies.await(this.scripts.cancel(keys, owner, entry), keys, "leaving the queue of", waitTime);
-				}
-				if (signal != LockWaiters.REQUEUE) {
-					return signal;
-				}
-				// A heartbeat found this waiter's entry gone (its instance was taken for dead): queue again.
-				waiter.rearm();
-				long token = attempt(keys, owner, leaseNanos, entry, waitTime);
-				if (token > 0) {
-					return token;
-				}
+			waiter.queued();
+			Long signal = waiter.await(start + waitTime.toNanos() - System.nanoTime());
+			if (signal == null) {
+				// Out of time; if the lock was handed over meanwhile, it is ours to keep (once confirmed).
+				return this.replies.await(this.scripts.cancel(keys, owner, entry), keys, "leaving the queue of", waitTime);
 			}
+			return signal;
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
@@ -235,16 +263,10 @@ final class LockEngine {
 		}
 	}
 
-	/**
-	 * Makes an acquisition usable. A lock handed over from a queue starts on the short lease of a
-	 * hand-over, so the watchdog renews it on its next tick rather than a third of a lease later.
-	 */
-	private LockHandle activate(HeldLock lock, boolean handedOver, Duration waited) {
+	/** Makes an acquisition usable. */
+	private LockHandle activate(HeldLock lock, Duration waited) {
 		this.active.put(lock.owner(), lock);
 		if (lock.renewedByWatchdog()) {
-			if (handedOver) {
-				lock.renewSoon();
-			}
 			this.watchdog.watch(lock);
 		}
 		LockHold hold = hold(lock);
@@ -280,7 +302,7 @@ final class LockEngine {
 		this.pendingReleases.incrementAndGet();
 		CompletableFuture<Void> inFlight = new CompletableFuture<>();
 		this.releasesInFlight.put(lock.keys().lock(), inFlight);
-		this.scripts.release(lock.keys(), lock.owner()).whenComplete((released, error) -> {
+		this.scripts.release(lock.keys(), lock.owner(), lock.fencingToken()).whenComplete((released, error) -> {
 			this.releasesInFlight.remove(lock.keys().lock(), inFlight);
 			inFlight.complete(null);
 			if (error != null) {
@@ -309,17 +331,28 @@ final class LockEngine {
 	}
 
 	/** A lock was handed to a waiter of this instance that had already gone: pass it on. */
-	private void releaseStrayGrant(String lockKey, String owner) {
+	private void releaseStrayGrant(String lockKey, String owner, long fencingToken) {
 		if (!this.active.containsKey(owner)) {
-			this.scripts.release(LockKeys.ofLock(lockKey, lockKey), owner);
+			this.scripts.release(LockKeys.ofLock(lockKey, lockKey), owner, fencingToken);
 		}
 	}
 
-	/** Undoes, in the background, whatever a failed or interrupted attempt may have left in Redis. */
-	private void abandon(LockKeys keys, String owner, String entry) {
-		CompletableFuture<Long> cancelled = entry.isEmpty() ? CompletableFuture.completedFuture(1L)
-				: this.scripts.cancel(keys, owner, entry);
-		cancelled.thenCompose((token) -> (token > 0) ? this.scripts.release(keys, owner) : CompletableFuture.completedFuture(0L))
+	/**
+	 * Undoes, in the background, whatever a failed or interrupted attempt may have left in Redis:
+	 * its queue entry, and the lock if it was taken ({@code token}, when known) or handed over.
+	 */
+	private void abandon(LockKeys keys, String owner, String entry, long token) {
+		if (entry.isEmpty() || token > 0) {
+			// the single attempt's reply never came, or the token is known: release whatever the owner holds
+			whenDone(this.scripts.release(keys, owner, token), keys);
+			return;
+		}
+		whenDone(this.scripts.cancel(keys, owner, entry).thenCompose((heldToken) -> (heldToken > 0)
+				? this.scripts.release(keys, owner, heldToken) : CompletableFuture.completedFuture(0L)), keys);
+	}
+
+	private static void whenDone(CompletableFuture<Long> cleanup, LockKeys keys) {
+		cleanup
 			.whenComplete((released, error) -> {
 				if (error != null) {
 					logger.debug("Cleaning up after a failed attempt on lock '{}' failed", keys.key(), error);

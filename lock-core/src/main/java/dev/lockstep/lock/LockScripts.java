@@ -48,9 +48,27 @@ final class LockScripts {
 				Long.toString(queueTtlMillis), this.channelPrefix));
 	}
 
-	/** 1 if the owner's lock was released (and handed on), 0 if the owner no longer held it. */
-	CompletableFuture<Long> release(LockKeys keys, String owner) {
-		return this.redis.run(RELEASE, keys.all(), List.of(owner, this.channelPrefix));
+	/**
+	 * 1 if the owner's lock, under {@code fencingToken} (any token if 0: an attempt given up before
+	 * its reply), was released (and handed on), 0 if the owner no longer held it under that token.
+	 */
+	CompletableFuture<Long> release(LockKeys keys, String owner, long fencingToken) {
+		return this.redis.run(RELEASE, keys.all(), List.of(value(owner, fencingToken), this.channelPrefix));
+	}
+
+	/**
+	 * Confirms a lock handed over to {@code owner} under {@code fencingToken} and extends it to
+	 * {@code leaseMillis}: 1 if the owner holds it under that token, 0 if not (the grant ran out).
+	 */
+	CompletableFuture<Long> confirm(LockKeys keys, String owner, long fencingToken, long leaseMillis) {
+		return this.redis.<List<Long>>run(RENEW, List.of(keys.lock()),
+				List.of(value(owner, fencingToken), Long.toString(leaseMillis)))
+			.thenApply((renewed) -> renewed.get(0));
+	}
+
+	/** A lock key's value: '<owner id>:<fencing token>', as handoff.lua writes it; any token if 0. */
+	private static String value(String owner, long fencingToken) {
+		return owner + ":" + ((fencingToken > 0) ? Long.toString(fencingToken) : "*");
 	}
 
 	/** The token if the lock was handed to the waiter before it left the queue, else 0. */
@@ -64,7 +82,7 @@ final class LockScripts {
 		List<String> args = new ArrayList<>(locks.size() * 2);
 		for (HeldLock lock : locks) {
 			keys.add(lock.keys().lock());
-			args.add(lock.owner());
+			args.add(value(lock.owner(), lock.fencingToken()));
 		}
 		for (HeldLock lock : locks) {
 			args.add(Long.toString(lock.leaseNanos() / 1_000_000));

@@ -70,7 +70,7 @@ final class LockWaiters implements MessageListener {
 			waiter.signal.complete(token);
 		}
 		else {
-			this.strayGrants.handedToNobody(parts[2], this.instance + ":" + parts[0]);
+			this.strayGrants.handedToNobody(parts[2], this.instance + ":" + parts[0], token);
 		}
 	}
 
@@ -110,15 +110,14 @@ final class LockWaiters implements MessageListener {
 			}
 			byte[] value = (byte[]) reply.get(0);
 			long ttl = (Long) reply.get(1);
+			String holder = (value != null) ? new String(value, StandardCharsets.UTF_8) : null;
+			// the holder first: an entry that is gone because it was granted is not asked to queue again
+			boolean ours = holder != null && wakeIfHolder(keys, holder);
 			for (Object missing : reply.subList(2, reply.size())) {
 				String entry = new String((byte[]) missing, StandardCharsets.UTF_8);
 				waiters.stream().filter((waiter) -> waiter.entry.equals(entry)).forEach((waiter) -> waiter.signal.complete(REQUEUE));
 			}
-			if (value == null) {
-				return;
-			}
-			String holder = new String(value, StandardCharsets.UTF_8);
-			if (!wakeIfHolder(keys, holder, ttl) && ttl >= 0 && ttl < intervalMillis && !timer.isShutdown()) {
+			if (holder != null && !ours && ttl >= 0 && ttl < intervalMillis && !timer.isShutdown()) {
 				try {
 					timer.schedule(() -> visit(waiters, scripts, livenessMillis, queueTtlMillis, timer, intervalMillis),
 							ttl + 2, TimeUnit.MILLISECONDS);
@@ -134,19 +133,19 @@ final class LockWaiters implements MessageListener {
 	 * Completes this instance's waiter that holds the lock now (its wake-up was lost), or passes on
 	 * a lock handed to an owner of this instance that no longer waits. True if the holder is ours.
 	 */
-	private boolean wakeIfHolder(LockKeys keys, String holderValue, long ttlMillis) {
+	private boolean wakeIfHolder(LockKeys keys, String holderValue) {
 		int tokenStart = holderValue.lastIndexOf(':');
 		String owner = holderValue.substring(0, tokenStart);
 		if (!owner.startsWith(this.instance + ":")) {
 			return false;
 		}
+		long token = Long.parseLong(holderValue.substring(tokenStart + 1));
 		Waiter waiter = this.bySequence.get(owner.substring(this.instance.length() + 1));
 		if (waiter != null && waiter.keys.lock().equals(keys.lock())) {
-			waiter.grantTtlNanos = TimeUnit.MILLISECONDS.toNanos(Math.max(0, ttlMillis));
-			waiter.signal.complete(Long.parseLong(holderValue.substring(tokenStart + 1)));
+			waiter.signal.complete(token);
 		}
 		else {
-			this.strayGrants.handedToNobody(keys.lock(), owner);
+			this.strayGrants.handedToNobody(keys.lock(), owner, token);
 		}
 		return true;
 	}
@@ -154,7 +153,7 @@ final class LockWaiters implements MessageListener {
 	/** Where a lock handed to an owner of this instance that no longer waits goes. */
 	interface StrayGrants {
 
-		void handedToNobody(String lockKey, String owner);
+		void handedToNobody(String lockKey, String owner, long fencingToken);
 
 	}
 
@@ -174,9 +173,6 @@ final class LockWaiters implements MessageListener {
 
 		private volatile boolean gone;
 
-		/** When a heartbeat, not a wake-up, found the lock handed over: the lease it had left. */
-		private volatile long grantTtlNanos = -1;
-
 		private Waiter(LockKeys keys, String owner, String entry) {
 			this.keys = keys;
 			this.owner = owner;
@@ -188,19 +184,8 @@ final class LockWaiters implements MessageListener {
 			this.queuedAtNanos = System.nanoTime() | 1;
 		}
 
-		/** About to queue again: forget the last signal. */
-		void rearm() {
-			this.queuedAtNanos = 0;
-			this.signal = new CompletableFuture<>();
-		}
-
 		boolean isWaiting() {
 			return !this.gone && this.queuedAtNanos != 0 && !this.signal.isDone();
-		}
-
-		/** The lease left when a heartbeat found the hand-over, or -1 when a wake-up announced it. */
-		long grantTtlNanos() {
-			return this.grantTtlNanos;
 		}
 
 		/** The token once the lock is handed over, {@link #REQUEUE}, or null when {@code nanos} pass first. */

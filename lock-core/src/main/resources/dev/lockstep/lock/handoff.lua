@@ -27,7 +27,8 @@ local function format_token(token)
   return string.format('%.0f', token)
 end
 
--- Pops the head of the wait queue, makes it the holder with the lease its entry asks for and
+-- Pops the head of the wait queue, makes it the holder with the lease its entry asks for (the short
+-- liveness lease: the waiter confirms the grant and extends it to its own lease, see renew.lua) and
 -- tells its instance. Returns its owner id and token, or nil when nobody is waiting.
 local function grant_next(lock, queue, previous_token, channel_prefix)
   while true do
@@ -40,7 +41,9 @@ local function grant_next(lock, queue, previous_token, channel_prefix)
       local token = previous_token and (previous_token + 1) or clock_token()
       local owner = instance .. ':' .. sequence
       redis.call('SET', lock, owner .. ':' .. format_token(token), 'PX', lease)
-      redis.call('PUBLISH', channel_prefix .. instance, sequence .. ':' .. format_token(token) .. ':' .. lock)
+      -- pcall: a user without rights on the channel (a Redis 6+ ACL) must not abort the script after
+      -- its writes; the waiter's heartbeat then finds the hand-over instead
+      redis.pcall('PUBLISH', channel_prefix .. instance, sequence .. ':' .. format_token(token) .. ':' .. lock)
       return owner, token
     end
   end

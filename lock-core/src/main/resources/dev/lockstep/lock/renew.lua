@@ -1,12 +1,16 @@
--- Extends the leases of locks the caller still owns (the watchdog's batch; one slot per call).
+-- Extends the leases of locks the caller still owns (the watchdog's batch; one slot per call), and
+-- confirms a hand-over: a waiter woken for a lock extends its short grant lease to its own lease
+-- here before it counts as holding, so a grant that ran out while the waiter stalled is never
+-- mistaken for its own. Owner and fencing token must both match: a stale call for an earlier
+-- grant changes nothing.
 -- KEYS[1..n] locks
--- ARGV[1..n] the owner id for each lock, ARGV[n+1..2n] the new lease in ms for each lock
+-- ARGV[1..n] the caller's value of each lock '<owner id>:<fencing token>', ARGV[n+1..2n] the new lease in ms
 -- Returns a list with 1 where the lease was extended and 0 where the caller no longer owns the lock.
 local count = #KEYS
 local renewed = {}
 for i = 1, count do
   local current = redis.call('GET', KEYS[i])
-  if current and holder_of(current) == ARGV[i] then
+  if current == ARGV[i] then
     redis.call('PEXPIRE', KEYS[i], ARGV[count + i])
     renewed[i] = 1
   else

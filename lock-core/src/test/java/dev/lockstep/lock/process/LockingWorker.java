@@ -10,6 +10,8 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import org.jspecify.annotations.Nullable;
+
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
@@ -54,6 +56,9 @@ final class LockingWorker {
 			case "contend" -> contend(host, port, prefix, Integer.parseInt(args[4]), Integer.parseInt(args[5]),
 					Integer.parseInt(args[6]), Integer.parseInt(args[7]), Boolean.parseBoolean(args[8]));
 			case "hold" -> hold(host, port, prefix, args[4], Duration.ofMillis(Long.parseLong(args[5])),
+					Duration.ofMillis(Long.parseLong(args[6])));
+			case "wait" -> waitOnce(host, port, prefix, args[4], Duration.ofMillis(Long.parseLong(args[5])), null);
+			case "wait-with-lease" -> waitOnce(host, port, prefix, args[4], Duration.ofMillis(Long.parseLong(args[5])),
 					Duration.ofMillis(Long.parseLong(args[6])));
 			default -> throw new IllegalArgumentException("Unknown mode " + args[0]);
 		}
@@ -133,6 +138,28 @@ final class LockingWorker {
 		});
 		LockHandle handle = service.acquire(key, WAIT);
 		System.out.println("HELD " + handle.fencingToken());
+		System.out.flush();
+		new CountDownLatch(1).await();
+	}
+
+	/**
+	 * Waits for the lock once (with an explicit lease if {@code lease} is set), says when it has it
+	 * (token, and whether the handle says held), and releases it.
+	 */
+	private static void waitOnce(String host, int port, String prefix, String key, Duration heartbeat,
+			@Nullable Duration lease) throws InterruptedException {
+		LettuceConnectionFactory connection = RedisConnections.standalone(host, port);
+		RedisLockService service = RedisConnections.lockService(connection, lockPrefix(prefix),
+				(settings) -> settings.setHeartbeatInterval(heartbeat));
+		System.out.println("READY");
+		System.out.flush();
+		try (LockHandle handle = (lease != null) ? service.tryAcquire(key, WAIT, lease).orElseThrow()
+				: service.acquire(key, WAIT)) {
+			System.out.println("ACQUIRED " + handle.fencingToken() + " " + handle.isHeld());
+			System.out.flush();
+			Thread.sleep(200);
+		}
+		System.out.println("RELEASED");
 		System.out.flush();
 		new CountDownLatch(1).await();
 	}
