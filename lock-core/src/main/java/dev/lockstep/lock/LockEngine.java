@@ -192,7 +192,11 @@ final class LockEngine {
 			if (token == 0) {
 				return Acquisition.NONE;
 			}
-			return new Acquisition(new HeldLock(keys, owner, token, leaseNanos, watchdog, sent, leaseNanos), false);
+			HeldLock lock = new HeldLock(keys, owner, token, leaseNanos, watchdog, sent, leaseNanos);
+			// active before the waiter is removed: a late or duplicated wake-up for this queueing must
+			// find the owner holding, not take the grant for one made to nobody and release it
+			this.active.put(owner, lock);
+			return new Acquisition(lock, false);
 		}
 		catch (LockException ex) {
 			abandon(keys, owner, entry, token);

@@ -1,0 +1,462 @@
+package dev.lockstep.lock;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Random;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+import dev.lockstep.redis.RedisScripts;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.fail;
+
+/**
+ * The lock scripts as a protocol, driven directly against a real Redis by simulated clients that
+ * follow the engine's rules: queue with an owner id of their own per queueing, confirm a hand-over
+ * (owner and token checked) before counting it as held, and count a lease from when the call that
+ * set it was sent. The world around them misbehaves at random: wake-ups are lost, duplicated and
+ * delivered late, clients pause past their leases, commands are replayed, waiters give up, leases
+ * run out for real on Redis's clock.
+ *
+ * <p>Invariant 1, after every step: no client whose own view says it holds a key while Redis says
+ * someone else does. Invariant 2, at the end: every waiter is served or has given up, and Redis
+ * holds nothing. Seeded: {@code -Dlockstep.protocol.seed=...} replays a run (Redis's clock and
+ * real expiries still vary a little).
+ */
+@Timeout(value = 300, unit = TimeUnit.SECONDS)
+class LockProtocolRandomTests {
+
+	private static final long LEASE_MS = 400;
+
+	private static final long LIVENESS_MS = 150;
+
+	private static final long QUEUE_TTL_MS = 2_000;
+
+	private LettuceConnectionFactory factory;
+
+	private RedisScripts redis;
+
+	private LockScripts scripts;
+
+	private StringRedisTemplate template;
+
+	private String prefix;
+
+	@BeforeEach
+	void connect() {
+		this.factory = RedisConnections.standalone();
+		this.redis = new RedisScripts(this.factory);
+		this.prefix = RedisConnections.uniquePrefix();
+		this.scripts = new LockScripts(this.redis, this.prefix + "wake:");
+		this.template = new StringRedisTemplate(this.factory);
+		this.template.afterPropertiesSet();
+	}
+
+	@AfterEach
+	void close() {
+		this.redis.close();
+		this.factory.destroy();
+	}
+
+	@Test
+	void noClientBelievesItHoldsAKeyThatRedisGaveToAnotherAndEveryWaiterIsServed() throws Exception {
+		long seed = Long.getLong("lockstep.protocol.seed", System.nanoTime());
+		int runs = Integer.getInteger("lockstep.protocol.runs", 5);
+		for (int run = 0; run < runs; run++) {
+			long runSeed = seed + run;
+			try {
+				new Simulation(new Random(runSeed), this.prefix + run + ":").run(700);
+			}
+			catch (AssertionError ex) {
+				throw new AssertionError("Lock protocol invariant broken; replay with -Dlockstep.protocol.seed=" + runSeed
+						+ " -Dlockstep.protocol.runs=1: " + ex.getMessage(), ex);
+			}
+		}
+	}
+
+	/**
+	 * The control, step by step: a wake-up that arrives after its grant ran out and the lock went to
+	 * the next waiter. A client counting the lease from its wake-up (the engine's old rule) would now
+	 * believe it holds what Redis gave another, which is what the check above looks for; the
+	 * confirmation refuses it.
+	 */
+	@Test
+	void aWakeUpThatArrivesAfterItsGrantRanOutIsRefusedByTheConfirmation() throws Exception {
+		LockKeys key = LockKeys.of(this.prefix, "late");
+		long holderToken = this.scripts.acquire(key, "h:1", LEASE_MS, "", QUEUE_TTL_MS).get(10, TimeUnit.SECONDS);
+		assertThat(holderToken).isPositive();
+		assertThat(this.scripts.acquire(key, "a:1", LEASE_MS, "a:1:" + LIVENESS_MS, QUEUE_TTL_MS).get(10, TimeUnit.SECONDS)).isZero();
+		assertThat(this.scripts.acquire(key, "b:1", LEASE_MS, "b:1:" + LIVENESS_MS, QUEUE_TTL_MS).get(10, TimeUnit.SECONDS)).isZero();
+		this.scripts.release(key, "h:1", holderToken).get(10, TimeUnit.SECONDS);
+		String grantToA = this.template.opsForValue().get(key.lock());
+		assertThat(grantToA).startsWith("a:1:");
+		long tokenOfA = Long.parseLong(grantToA.substring(grantToA.lastIndexOf(':') + 1));
+
+		Thread.sleep(LIVENESS_MS + 100);
+		// B's heartbeat finds the lock free (A's grant ran out) and hands it to B
+		this.scripts.heartbeat(key, LIVENESS_MS, QUEUE_TTL_MS, List.of("b:1:" + LIVENESS_MS)).get(10, TimeUnit.SECONDS);
+		String grantToB = this.template.opsForValue().get(key.lock());
+		assertThat(grantToB).startsWith("b:1:");
+		long tokenOfB = Long.parseLong(grantToB.substring(grantToB.lastIndexOf(':') + 1));
+		assertThat(tokenOfB).isGreaterThan(tokenOfA);
+
+		// A's wake-up arrives now: by the old rule A would hold until now + LIVENESS_MS, beside B
+		assertThat(this.scripts.confirm(key, "a:1", tokenOfA, LEASE_MS).get(10, TimeUnit.SECONDS)).isZero();
+		assertThat(this.scripts.release(key, "a:1", tokenOfA).get(10, TimeUnit.SECONDS)).as("A's late release").isZero();
+		assertThat(this.template.opsForValue().get(key.lock())).isEqualTo(grantToB);
+		assertThat(this.scripts.confirm(key, "b:1", tokenOfB, LEASE_MS).get(10, TimeUnit.SECONDS)).isEqualTo(1);
+		// a stale renewal naming B's owner with A's token changes nothing either
+		assertThat(this.scripts.confirm(key, "b:1", tokenOfA, LEASE_MS).get(10, TimeUnit.SECONDS)).isZero();
+		assertThat(this.scripts.release(key, "b:1", tokenOfB).get(10, TimeUnit.SECONDS)).isEqualTo(1);
+		assertThat(this.template.hasKey(key.lock())).isFalse();
+	}
+
+	/** One run: a few keys, a few clients, a few hundred random steps. */
+	private final class Simulation {
+
+		private final Random random;
+
+		private final List<LockKeys> keys = new ArrayList<>();
+
+		private final List<Client> clients = new ArrayList<>();
+
+		/** Wake-ups on their way: (client, queueing owner, token); may be lost, duplicated, late. */
+		private final List<WakeUp> wakeUps = new ArrayList<>();
+
+		private final Set<String> announced = new HashSet<>();
+
+		private int sequence;
+
+		Simulation(Random random, String prefix) {
+			this.random = random;
+			for (int i = 0; i < 2; i++) {
+				this.keys.add(LockKeys.of(prefix, "key-" + i));
+			}
+			for (int i = 0; i < 5; i++) {
+				this.clients.add(new Client("client" + i));
+			}
+		}
+
+		void run(int steps) throws Exception {
+			for (int step = 0; step < steps; step++) {
+				Client client = this.clients.get(this.random.nextInt(this.clients.size()));
+				int dice = this.random.nextInt(100);
+				if (dice < 8) {
+					Thread.sleep(this.random.nextInt((int) LEASE_MS / 2));
+				}
+				else if (dice < 25) {
+					deliverWakeUp();
+				}
+				else {
+					client.act();
+				}
+				noteGrants();
+				checkNoClientHoldsWhatRedisGaveAnother();
+			}
+			drain();
+		}
+
+		/** Every grant Redis made to a queued client becomes a wake-up, as grant_next's PUBLISH does. */
+		private void noteGrants() {
+			for (LockKeys key : this.keys) {
+				String value = LockProtocolRandomTests.this.template.opsForValue().get(key.lock());
+				if (value == null || !this.announced.add(value)) {
+					continue;
+				}
+				for (Client client : this.clients) {
+					if (client.queuedOn == key && value.startsWith(client.owner + ":")) {
+						this.wakeUps.add(new WakeUp(client, client.owner, Long.parseLong(value.substring(value.lastIndexOf(':') + 1))));
+					}
+				}
+			}
+		}
+
+		private void deliverWakeUp() throws Exception {
+			if (this.wakeUps.isEmpty()) {
+				return;
+			}
+			int which = this.random.nextInt(this.wakeUps.size());
+			WakeUp wakeUp = this.wakeUps.get(which);
+			int dice = this.random.nextInt(10);
+			if (dice < 6) {
+				this.wakeUps.remove(which);
+				wakeUp.client.wokenUp(wakeUp);
+			}
+			else if (dice < 8) {
+				wakeUp.client.wokenUp(wakeUp); // duplicated: it stays on its way
+			}
+			else {
+				this.wakeUps.remove(which); // lost: the heartbeat has to find the grant
+			}
+		}
+
+		private void checkNoClientHoldsWhatRedisGaveAnother() {
+			for (Client client : this.clients) {
+				if (client.believesHeld()) {
+					String value = LockProtocolRandomTests.this.template.opsForValue().get(client.heldOn.lock());
+					if (!(client.owner + ":" + client.token).equals(value)) {
+						fail(client.name + " believes it holds " + client.heldOn.key() + " (" + client.owner + ":"
+								+ client.token + ", " + client.msLeft() + " ms left by its clock) but Redis says " + value);
+					}
+				}
+			}
+		}
+
+		/** Everyone stops misbehaving: releases, heartbeats and wake-ups until every waiter is done. */
+		private void drain() throws Exception {
+			long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+			while (this.clients.stream().anyMatch((client) -> client.queuedOn != null || client.heldOn != null)) {
+				if (System.nanoTime() > deadline) {
+					fail("waiters not served within 60s: " + this.clients);
+				}
+				for (Client client : this.clients) {
+					client.settle();
+					noteGrants();
+					checkNoClientHoldsWhatRedisGaveAnother();
+				}
+				while (!this.wakeUps.isEmpty()) {
+					WakeUp wakeUp = this.wakeUps.remove(0);
+					wakeUp.client.wokenUp(wakeUp);
+					checkNoClientHoldsWhatRedisGaveAnother();
+				}
+				Thread.sleep(20);
+			}
+			// Entries of queueings that are over (a replayed acquire pushed them again) are granted and
+			// passed on, or expire with the queue: nothing stays past the queue's time-to-live.
+			long cleanBy = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(QUEUE_TTL_MS + 5_000);
+			while (this.keys.stream().anyMatch((key) -> Boolean.TRUE.equals(LockProtocolRandomTests.this.template.hasKey(key.lock()))
+					|| Boolean.TRUE.equals(LockProtocolRandomTests.this.template.hasKey(key.queue())))) {
+				if (System.nanoTime() > cleanBy) {
+					fail("left in Redis after the run: " + this.keys.stream().map((key) -> key.key() + "="
+							+ LockProtocolRandomTests.this.template.opsForValue().get(key.lock()) + " queue="
+							+ LockProtocolRandomTests.this.template.opsForList().range(key.queue(), 0, -1)).toList());
+				}
+				noteGrants();
+				while (!this.wakeUps.isEmpty()) {
+					WakeUp wakeUp = this.wakeUps.remove(0);
+					wakeUp.client.wokenUp(wakeUp);
+				}
+				Thread.sleep(20);
+			}
+		}
+
+		private record WakeUp(Client client, String owner, long token) {
+		}
+
+		/** A client following the engine's rules, one call at a time. */
+		private final class Client {
+
+			private final String name;
+
+			private String owner = "";
+
+			private String entry = "";
+
+			private LockKeys queuedOn;
+
+			private long queuedUntilNanos;
+
+			private LockKeys heldOn;
+
+			private long token;
+
+			private long heldUntilNanos;
+
+			/** An earlier acquire call of this client, for replays. */
+			private List<Object> lastAcquire;
+
+			Client(String name) {
+				this.name = name;
+			}
+
+			boolean believesHeld() {
+				return this.heldOn != null && System.nanoTime() - this.heldUntilNanos < 0;
+			}
+
+			long msLeft() {
+				return TimeUnit.NANOSECONDS.toMillis(this.heldUntilNanos - System.nanoTime());
+			}
+
+			void act() throws Exception {
+				int dice = Simulation.this.random.nextInt(100);
+				if (dice < 10 && this.lastAcquire != null) {
+					replayAcquire();
+				}
+				else if (this.heldOn != null) {
+					if (dice < 40) {
+						renew();
+					}
+					else if (dice < 50) {
+						// a stale release of the same holding, sent twice
+						release();
+						release();
+					}
+					else {
+						release();
+					}
+				}
+				else if (this.queuedOn != null) {
+					if (dice < 50) {
+						heartbeat();
+					}
+					else if (dice < 60 || System.nanoTime() > this.queuedUntilNanos) {
+						giveUp();
+					}
+				}
+				else {
+					acquire(Simulation.this.keys.get(Simulation.this.random.nextInt(Simulation.this.keys.size())),
+							Simulation.this.random.nextInt(4) > 0);
+				}
+			}
+
+			/** The end of the run: holders release, waiters keep heartbeating (and give up when out of time). */
+			void settle() throws Exception {
+				if (this.heldOn != null) {
+					release();
+				}
+				else if (this.queuedOn != null) {
+					heartbeat();
+					if (System.nanoTime() > this.queuedUntilNanos) {
+						giveUp();
+					}
+				}
+			}
+
+			private void acquire(LockKeys key, boolean wait) throws Exception {
+				this.owner = this.name + ":" + Integer.toString(++Simulation.this.sequence, 36);
+				this.entry = wait ? this.owner + ":" + LIVENESS_MS : "";
+				long sent = System.nanoTime();
+				long reply = LockProtocolRandomTests.this.scripts.acquire(key, this.owner, LEASE_MS, this.entry, QUEUE_TTL_MS)
+					.get(10, TimeUnit.SECONDS);
+				this.lastAcquire = List.of(key, this.owner, this.entry);
+				if (reply > 0) {
+					hold(key, reply, sent);
+				}
+				else if (wait) {
+					this.queuedOn = key;
+					this.queuedUntilNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(2_000);
+				}
+			}
+
+			/** A reconnect replays an acquire call: Redis runs it once more, the client hears nothing. */
+			private void replayAcquire() throws Exception {
+				LockKeys key = (LockKeys) this.lastAcquire.get(0);
+				LockProtocolRandomTests.this.scripts.acquire(key, (String) this.lastAcquire.get(1), LEASE_MS,
+						(String) this.lastAcquire.get(2), QUEUE_TTL_MS).get(10, TimeUnit.SECONDS);
+			}
+
+			void wokenUp(WakeUp wakeUp) throws Exception {
+				if (wakeUp.owner.equals(this.owner) && this.heldOn != null) {
+					return; // a duplicate for the holding it already confirmed: ignored, like the engine does
+				}
+				if (this.queuedOn == null || !wakeUp.owner.equals(this.owner)) {
+					// a wake-up for an earlier queueing: a grant to nobody, passed on
+					LockProtocolRandomTests.this.scripts.release(keyOfOwner(wakeUp), wakeUp.owner, wakeUp.token).get(10, TimeUnit.SECONDS);
+					return;
+				}
+				confirm(wakeUp.token);
+			}
+
+			private LockKeys keyOfOwner(WakeUp wakeUp) {
+				for (LockKeys key : Simulation.this.keys) {
+					String value = LockProtocolRandomTests.this.template.opsForValue().get(key.lock());
+					if ((wakeUp.owner + ":" + wakeUp.token).equals(value)) {
+						return key;
+					}
+				}
+				return Simulation.this.keys.get(0);
+			}
+
+			private void confirm(long grantToken) throws Exception {
+				LockKeys key = this.queuedOn;
+				long sent = System.nanoTime();
+				long confirmed = LockProtocolRandomTests.this.scripts.confirm(key, this.owner, grantToken, LEASE_MS).get(10, TimeUnit.SECONDS);
+				this.queuedOn = null;
+				if (confirmed == 1) {
+					hold(key, grantToken, sent);
+				}
+				else {
+					// the grant ran out before the confirmation: queue again under a new owner id
+					acquire(key, true);
+				}
+			}
+
+			private void heartbeat() throws Exception {
+				List<Object> reply = LockProtocolRandomTests.this.scripts.heartbeat(this.queuedOn, LIVENESS_MS, QUEUE_TTL_MS,
+						List.of(this.entry)).get(10, TimeUnit.SECONDS);
+				byte[] value = (byte[]) reply.get(0);
+				String holder = (value != null) ? new String(value, java.nio.charset.StandardCharsets.UTF_8) : null;
+				if (holder != null && holder.startsWith(this.owner + ":")) {
+					confirm(Long.parseLong(holder.substring(holder.lastIndexOf(':') + 1)));
+				}
+				else if (reply.size() > 2) {
+					// its entry was dropped (taken for dead): queue again
+					LockKeys key = this.queuedOn;
+					this.queuedOn = null;
+					acquire(key, true);
+				}
+			}
+
+			private void giveUp() throws Exception {
+				long token = LockProtocolRandomTests.this.scripts.cancel(this.queuedOn, this.owner, this.entry).get(10, TimeUnit.SECONDS);
+				LockKeys key = this.queuedOn;
+				this.queuedOn = null;
+				if (token > 0) {
+					// handed over just before: the engine confirms it like any hand-over, then releases
+					this.queuedOn = key;
+					confirm(token);
+					if (this.heldOn != null) {
+						release();
+					}
+					this.queuedOn = null;
+				}
+			}
+
+			private void renew() throws Exception {
+				long sent = System.nanoTime();
+				long renewed = LockProtocolRandomTests.this.scripts.confirm(this.heldOn, this.owner, this.token, LEASE_MS)
+					.get(10, TimeUnit.SECONDS);
+				if (renewed == 1) {
+					this.heldUntilNanos = sent + TimeUnit.MILLISECONDS.toNanos(LEASE_MS);
+				}
+				else {
+					this.heldOn = null; // lost
+				}
+			}
+
+			private void release() throws Exception {
+				if (this.heldOn == null) {
+					return;
+				}
+				LockProtocolRandomTests.this.scripts.release(this.heldOn, this.owner, this.token).get(10, TimeUnit.SECONDS);
+				this.heldOn = null;
+			}
+
+			private void hold(LockKeys key, long grantToken, long sentNanos) {
+				this.heldOn = key;
+				this.token = grantToken;
+				this.heldUntilNanos = sentNanos + TimeUnit.MILLISECONDS.toNanos(LEASE_MS);
+			}
+
+			@Override
+			public String toString() {
+				return this.name + (this.queuedOn != null ? " queued on " + this.queuedOn.key() : "")
+						+ (this.heldOn != null ? " holding " + this.heldOn.key() : "");
+			}
+
+		}
+
+	}
+
+}
