@@ -1,6 +1,8 @@
 package dev.lockstep.lock;
 
 import java.time.Duration;
+import java.util.concurrent.Executor;
+import java.util.concurrent.Executors;
 import java.util.function.Consumer;
 
 import org.slf4j.Logger;
@@ -11,12 +13,22 @@ import dev.lockstep.LockLostEvent;
 
 /**
  * Calls an application's {@link LockListener} so that its failures cannot break locking: an
- * exception is logged and otherwise ignored, and the lock operation carries on. Internal to
- * Lockstep; public only for its other packages.
+ * exception is logged and otherwise ignored, and the lock operation carries on. Lost locks are
+ * reported on a thread of their own ({@code lockstep-events}, one for the JVM, in order): they are
+ * found on Redis client and timer threads, which a listener that calls Redis, or blocks, would
+ * otherwise stall, holding up every other lock's renewals and the application's own commands. The
+ * other events arrive on the thread that acquires or releases. Internal to Lockstep; public only
+ * for its other packages.
  */
 public final class IsolatedListener implements LockListener {
 
 	private static final Logger logger = LoggerFactory.getLogger(IsolatedListener.class);
+
+	private static final Executor EVENTS = Executors.newSingleThreadExecutor((task) -> {
+		Thread thread = new Thread(task, "lockstep-events");
+		thread.setDaemon(true);
+		return thread;
+	});
 
 	private final LockListener listener;
 
@@ -41,7 +53,7 @@ public final class IsolatedListener implements LockListener {
 
 	@Override
 	public void lost(LockLostEvent event) {
-		call((target) -> target.lost(event));
+		EVENTS.execute(() -> call((target) -> target.lost(event)));
 	}
 
 	@Override
