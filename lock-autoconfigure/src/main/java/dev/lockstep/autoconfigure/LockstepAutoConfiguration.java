@@ -51,6 +51,7 @@ public final class LockstepAutoConfiguration {
 		lockService.setLeaseTime(properties.getLock().getLeaseTime());
 		lockService.setHeartbeatInterval(properties.getHeartbeatInterval());
 		lockService.setCommandTimeout(properties.getCommandTimeout());
+		lockService.setShutdownTimeout(properties.getLock().getShutdownTimeout());
 		List<LockListener> all = listeners.orderedStream().toList();
 		if (!all.isEmpty()) {
 			lockService.setListener(combine(all));

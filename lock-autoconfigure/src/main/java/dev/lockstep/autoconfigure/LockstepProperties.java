@@ -126,6 +126,20 @@ public class LockstepProperties {
 		 */
 		private Duration leaseTime = Duration.ofSeconds(30);
 
+		/**
+		 * How long stopping the application keeps renewing locks still held while their holders finish;
+		 * locks held after it are reported lost (LockLostEvent) and free themselves within their lease.
+		 */
+		private Duration shutdownTimeout = Duration.ofSeconds(10);
+
+		public Duration getShutdownTimeout() {
+			return this.shutdownTimeout;
+		}
+
+		public void setShutdownTimeout(Duration shutdownTimeout) {
+			this.shutdownTimeout = atLeast("lockstep.lock.shutdown-timeout", shutdownTimeout, Duration.ZERO);
+		}
+
 		public Duration getWaitTime() {
 			return this.waitTime;
 		}

@@ -76,7 +76,7 @@ class LockstepAutoConfigurationTests {
 	void bindsTheLockstepProperties() {
 		this.runner.withPropertyValues("lockstep.key-prefix=custom-prefix:", "lockstep.lock.lease-time=12s",
 				"lockstep.lock.wait-time=0", "lockstep.serial-group.wait-time=2m", "lockstep.advisor-order=42",
-				"lockstep.heartbeat-interval=250ms", "lockstep.command-timeout=2s")
+				"lockstep.heartbeat-interval=250ms", "lockstep.command-timeout=2s", "lockstep.lock.shutdown-timeout=4s")
 			.run((context) -> {
 				RedisLockService lockService = context.getBean(RedisLockService.class);
 				assertThat(lockService.getKeyPrefix()).isEqualTo("custom-prefix:");
@@ -87,6 +87,7 @@ class LockstepAutoConfigurationTests {
 				assertThat(properties.getSerialGroup().getWaitTime()).isEqualTo(Duration.ofMinutes(2));
 				assertThat(properties.getHeartbeatInterval()).isEqualTo(Duration.ofMillis(250));
 				assertThat(properties.getCommandTimeout()).isEqualTo(Duration.ofSeconds(2));
+				assertThat(properties.getLock().getShutdownTimeout()).isEqualTo(Duration.ofSeconds(4));
 				StringRedisTemplate redis = new StringRedisTemplate(context.getBean(RedisConnectionFactory.class));
 				redis.afterPropertiesSet();
 				try (LockHandle handle = lockService.acquire("k", Duration.ZERO)) {
@@ -127,6 +128,15 @@ class LockstepAutoConfigurationTests {
 			assertThat(context.getBean(LockService.class)).isSameAs(context.getBean("ownLockService"));
 			assertThat(context.getBean(SerialGroups.class)).isSameAs(context.getBean("ownSerialGroups"));
 			assertThat(context.getBean(LockAnnotationAdvisor.class).getOrder()).isEqualTo(7);
+		});
+	}
+
+	@Test
+	void aHeartbeatIntervalOfAThirdOfTheLeaseOrMoreStopsStartupNamingBothProperties() {
+		this.runner.withPropertyValues("lockstep.lock.lease-time=3s", "lockstep.heartbeat-interval=1s").run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(context.getStartupFailure()).hasStackTraceContaining("lockstep.heartbeat-interval")
+				.hasStackTraceContaining("lockstep.lock.lease-time");
 		});
 	}
 

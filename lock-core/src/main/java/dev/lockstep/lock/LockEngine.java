@@ -1,6 +1,7 @@
 package dev.lockstep.lock;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -98,13 +99,30 @@ final class LockEngine {
 	}
 
 	/**
-	 * Stops renewing and waiting and closes the connections. Locks still held are not released
-	 * (their holders may still be working); they free themselves when their leases end.
+	 * Refuses new acquisitions, keeps renewing the locks still held for up to {@code holdersTimeout}
+	 * while their holders finish, then stops renewing and waiting and closes the connections. A lock
+	 * still held then is not released (its holder may still be working): it is reported lost, and
+	 * frees itself when its lease ends.
 	 */
-	void close() {
+	void close(Duration holdersTimeout) {
 		this.open = false;
 		if (!this.active.isEmpty()) {
-			logger.info("Stopping with {} lock(s) still held; they free themselves when their leases end", this.active.size());
+			logger.info("Stopping with {} lock(s) held; renewing them for up to {} while their holders finish",
+					this.active.size(), DurationText.of(holdersTimeout));
+			long deadline = System.nanoTime() + holdersTimeout.toNanos();
+			while (!this.active.isEmpty() && deadline - System.nanoTime() > 0) {
+				try {
+					Thread.sleep(Math.min(20, Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()))));
+				}
+				catch (InterruptedException ex) {
+					Thread.currentThread().interrupt();
+					break;
+				}
+			}
+			for (HeldLock lock : List.copyOf(this.active.values())) {
+				lost(lock, "the lock service stopped while it was still held; its lease is no longer renewed and "
+						+ "ends within " + DurationText.of(Duration.ofNanos(lock.leaseNanos())));
+			}
 		}
 		awaitPendingReleases();
 		this.timer.shutdownNow();

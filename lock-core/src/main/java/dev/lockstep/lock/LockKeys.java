@@ -4,6 +4,8 @@ import java.util.List;
 
 import org.springframework.util.Assert;
 
+import dev.lockstep.LockKeyException;
+
 /**
  * The Redis keys of one lock. All share one hash tag, so they live in one cluster slot and one
  * script may touch them all.
@@ -14,8 +16,16 @@ import org.springframework.util.Assert;
  */
 record LockKeys(String key, String lock, String queue, String alive) {
 
+	/** The longest key, in UTF-8 bytes: keys are Redis keys, copied into every queue entry's hand-over. */
+	static final int MAX_KEY_BYTES = 1024;
+
 	static LockKeys of(String prefix, String key) {
 		Assert.hasText(key, "Lock key must not be blank");
+		int bytes = key.getBytes(java.nio.charset.StandardCharsets.UTF_8).length;
+		if (bytes > MAX_KEY_BYTES) {
+			throw new LockKeyException("Lock key '" + key.substring(0, Math.min(key.length(), 64)) + "...' is " + bytes
+					+ " bytes long; keys may be at most " + MAX_KEY_BYTES + " bytes (hash a longer one)", null);
+		}
 		return ofLock(key, prefix + hashTagged(key));
 	}
 

@@ -41,6 +41,8 @@ public final class RedisLockService implements LockService, InitializingBean, Sm
 
 	private Duration commandTimeout = Duration.ofSeconds(5);
 
+	private Duration shutdownTimeout = Duration.ofSeconds(10);
+
 	private LockListener listener = new LockListener() {
 	};
 
@@ -75,6 +77,15 @@ public final class RedisLockService implements LockService, InitializingBean, Sm
 	}
 
 	/** Longest wait for one Redis reply before failing with {@link LockUnavailableException}; default 5s. */
+	/**
+	 * How long {@link #stop()} keeps renewing the locks still held while their holders finish;
+	 * locks held after it are reported lost. Default 10s.
+	 */
+	public void setShutdownTimeout(Duration shutdownTimeout) {
+		Assert.isTrue(!shutdownTimeout.isNegative(), () -> "Shutdown timeout must not be negative: " + shutdownTimeout);
+		this.shutdownTimeout = shutdownTimeout;
+	}
+
 	public void setCommandTimeout(Duration commandTimeout) {
 		Assert.isTrue(commandTimeout.toMillis() > 0, () -> "Command timeout must be positive: " + commandTimeout);
 		this.commandTimeout = commandTimeout;
@@ -109,18 +120,24 @@ public final class RedisLockService implements LockService, InitializingBean, Sm
 	@Override
 	public synchronized void start() {
 		if (this.engine == null) {
+			if (this.heartbeatInterval.multipliedBy(3).compareTo(this.leaseTime) >= 0) {
+				throw new IllegalStateException("The heartbeat interval (lockstep.heartbeat-interval, "
+						+ DurationText.of(this.heartbeatInterval) + ") must be under a third of the lease time "
+						+ "(lockstep.lock.lease-time, " + DurationText.of(this.leaseTime) + "): the watchdog renews "
+						+ "a lease every third of it, on a heartbeat");
+			}
 			this.engine = new LockEngine(this.connectionFactory, this.keyPrefix, this.instance, this.leaseTime,
 					this.heartbeatInterval, this.commandTimeout, this.listener);
 		}
 	}
 
-	/** Stops renewing and waiting and closes the connections; see {@link LockEngine#close()}. */
+	/** Stops, after the locks still held are released or the shutdown timeout passes; see {@link LockEngine#close}. */
 	@Override
 	public synchronized void stop() {
 		LockEngine stopping = this.engine;
 		this.engine = null;
 		if (stopping != null) {
-			stopping.close();
+			stopping.close(this.shutdownTimeout);
 		}
 	}
 

@@ -72,7 +72,7 @@ class CommandCountTests {
 		// and the woken waiter's confirmation of its grant (EVALSHA, GET, PEXPIRE).
 		List<RedisLockService> instances = new ArrayList<>();
 		for (int i = 0; i < 16; i++) {
-			instances.add(instance(Duration.ofSeconds(30), Duration.ofSeconds(60)));
+			instances.add(instance(Duration.ofSeconds(200), Duration.ofSeconds(60)));
 		}
 		this.server.call("CONFIG", "RESETSTAT");
 		int rounds = 50;

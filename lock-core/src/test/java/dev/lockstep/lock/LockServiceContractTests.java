@@ -25,6 +25,7 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 
 import dev.lockstep.LockContext;
 import dev.lockstep.LockHandle;
+import dev.lockstep.LockKeyException;
 import dev.lockstep.LockListener;
 import dev.lockstep.LockLostEvent;
 import dev.lockstep.LockNotAcquiredException;
@@ -78,6 +79,60 @@ abstract class LockServiceContractTests {
 
 	protected String lockKey(String key) {
 		return this.prefix + "{" + key + "}";
+	}
+
+	@Test
+	void aHeartbeatIntervalOfAThirdOfTheLeaseOrMoreStopsTheServiceFromStarting() {
+		assertThatThrownBy(() -> newService((service) -> {
+			service.setLeaseTime(Duration.ofSeconds(3));
+			service.setHeartbeatInterval(Duration.ofSeconds(1));
+		})).isInstanceOf(IllegalStateException.class)
+			.hasMessageContaining("lockstep.heartbeat-interval")
+			.hasMessageContaining("lockstep.lock.lease-time");
+	}
+
+	@Test
+	void aKeyLongerThan1024BytesIsRefusedWithAnErrorNamingItAndNothingIsWritten() {
+		RedisLockService service = newService();
+		String key = "tenant-" + "x".repeat(1100);
+		assertThatThrownBy(() -> service.acquire(key, Duration.ZERO)).isInstanceOf(LockKeyException.class)
+			.hasMessageContaining("tenant-xxx")
+			.hasMessageContaining("1107 bytes");
+		assertThat(RedisConnections.keys(this.redis, this.prefix)).isEmpty();
+		try (LockHandle longest = service.acquire("y".repeat(1024), Duration.ZERO)) {
+			assertThat(longest.isHeld()).isTrue();
+		}
+	}
+
+	@Test
+	void stoppingKeepsRenewingHeldLocksWhileTheirHoldersFinishThenReportsTheRestLost() throws Exception {
+		List<LockLostEvent> lost = new CopyOnWriteArrayList<>();
+		RedisLockService service = newService((settings) -> {
+			settings.setLeaseTime(Duration.ofSeconds(1));
+			settings.setHeartbeatInterval(Duration.ofMillis(100));
+			settings.setShutdownTimeout(Duration.ofSeconds(3));
+			settings.setListener(new LockListener() {
+				@Override
+				public void lost(LockLostEvent event) {
+					lost.add(event);
+				}
+			});
+		});
+		LockHandle hanging = service.acquire("hanging", Duration.ZERO);
+		LockHandle finishing = service.acquire("finishing", Duration.ZERO);
+		Future<?> stopping = this.threads.submit((Runnable) service::stop);
+		// two leases pass while the service stops: the watchdog still renews both
+		Thread.sleep(2_000);
+		assertThat(stopping).isNotDone();
+		assertThat(finishing.isHeld()).isTrue();
+		assertThat(this.redis.hasKey(lockKey("finishing"))).isTrue();
+		finishing.close();
+		stopping.get(10, TimeUnit.SECONDS);
+		await().atMost(Duration.ofSeconds(5)).until(() -> lost.size() == 1);
+		assertThat(lost.get(0).key()).isEqualTo("hanging");
+		assertThat(lost.get(0).reason()).contains("stopped while it was still held");
+		assertThat(this.redis.hasKey(lockKey("finishing"))).isFalse();
+		hanging.close();
 	}
 
 	@Test
@@ -245,8 +300,12 @@ abstract class LockServiceContractTests {
 	@Test
 	void aReleaseWakesTheWaiterWithoutWaitingForAPoll() throws Exception {
 		// With a 30s heartbeat only the wake-up message can hand the lock over within the bound.
-		RedisLockService holder = newService((service) -> service.setHeartbeatInterval(Duration.ofSeconds(30)));
-		RedisLockService waiter = newService((service) -> service.setHeartbeatInterval(Duration.ofSeconds(30)));
+		Consumer<RedisLockService> slowHeartbeat = (service) -> {
+			service.setHeartbeatInterval(Duration.ofSeconds(30));
+			service.setLeaseTime(Duration.ofSeconds(120));
+		};
+		RedisLockService holder = newService(slowHeartbeat);
+		RedisLockService waiter = newService(slowHeartbeat);
 		LockHandle held = holder.acquire("wake", Duration.ZERO);
 		Future<Long> waiting = this.threads.submit(() -> {
 			try (LockHandle handle = waiter.acquire("wake", Duration.ofSeconds(60))) {

@@ -49,11 +49,15 @@ public final class RedisConnections {
 		return "t" + UUID.randomUUID().toString().substring(0, 8) + ":";
 	}
 
-	/** A started service; {@code settings} runs before it starts. */
+	/**
+	 * A started service; {@code settings} runs before it starts. Its shutdown does not wait for
+	 * holders (tests stop services with locks still held) unless {@code settings} says otherwise.
+	 */
 	public static RedisLockService lockService(LettuceConnectionFactory factory, String prefix,
 			Consumer<RedisLockService> settings) {
 		RedisLockService service = new RedisLockService(factory);
 		service.setKeyPrefix(prefix);
+		service.setShutdownTimeout(java.time.Duration.ZERO);
 		settings.accept(service);
 		service.start();
 		return service;

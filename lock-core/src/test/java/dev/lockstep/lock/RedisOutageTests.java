@@ -88,7 +88,10 @@ class RedisOutageTests {
 	void aServiceStartedWhileRedisIsDownWorksOnceRedisIsUp() throws Exception {
 		this.server.kill();
 		RedisLockService late = RedisConnections.lockService(this.factory, "outage:",
-				(settings) -> settings.setHeartbeatInterval(Duration.ofSeconds(30)));
+				(settings) -> {
+					settings.setHeartbeatInterval(Duration.ofSeconds(30));
+					settings.setLeaseTime(Duration.ofSeconds(120));
+				});
 		try {
 			assertThatThrownBy(() -> late.acquire("boot", Duration.ZERO)).isInstanceOf(LockUnavailableException.class);
 			this.server.restart();
