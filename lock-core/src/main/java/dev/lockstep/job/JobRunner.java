@@ -8,6 +8,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ScheduledFuture;
@@ -37,7 +38,11 @@ final class JobRunner {
 
 	private static final int HISTORY_SIZE = 20;
 
-	private static final int SLOTS_KEPT = 256;
+	/** How often a takeover that found another run holding the guard tries again. */
+	private static final Duration TAKEOVER_RETRY = Duration.ofSeconds(1);
+
+	/** The least time a slot's records are kept; see {@link #horizonMillis()}. */
+	private static final Duration MIN_HORIZON = Duration.ofMinutes(5);
 
 	private static final long RETENTION_MILLIS = Duration.ofDays(7).toMillis();
 
@@ -145,8 +150,8 @@ final class JobRunner {
 			}
 			skipped(job, claim.reason());
 			if (claim.deferred() && later != null) {
-				this.timer.schedule(() -> this.takeovers.execute(() -> takeOver(job, slot, later)),
-						this.skewTolerance.toMillis(), TimeUnit.MILLISECONDS);
+				scheduleTakeover(job, slot, later, this.skewTolerance, System.nanoTime()
+						+ TimeUnit.MILLISECONDS.toNanos(horizonMillis()));
 			}
 			return null;
 		}
@@ -155,14 +160,37 @@ final class JobRunner {
 		}
 	}
 
-	/** The chosen instance never started the slot: run it here, unless someone did meanwhile. */
-	private void takeOver(GuardedJob job, Long slot, JobBody body) {
+	private void scheduleTakeover(GuardedJob job, Long slot, JobBody body, Duration delay, long until) {
+		if (System.nanoTime() - until > 0) {
+			logger.warn("Job '{}' gave up taking over the firing of {}: the guard stayed held", job.name(),
+					Instant.ofEpochMilli(slot));
+			return;
+		}
+		try {
+			this.timer.schedule(() -> this.takeovers.execute(() -> takeOver(job, slot, body, until)), delay.toMillis(),
+					TimeUnit.MILLISECONDS);
+		}
+		catch (RejectedExecutionException ex) {
+			// stopping: the slot is left to the instances still running
+		}
+	}
+
+	/**
+	 * The chosen instance never started the slot: run it here, unless someone did or it was
+	 * decided meanwhile. While another run holds the guard or Redis fails, tries again until the
+	 * slot is decided, for the horizon at most.
+	 */
+	private void takeOver(GuardedJob job, Long slot, JobBody body, long until) {
 		if (!enter()) {
 			return;
 		}
 		try {
 			Claim claim = claim(job, slot, true);
-			if (claim == null || !claim.runs()) {
+			if (claim == null || claim.held()) {
+				scheduleTakeover(job, slot, body, TAKEOVER_RETRY, until);
+				return;
+			}
+			if (!claim.runs()) {
 				return;
 			}
 			logger.info("Job '{}' runs the firing of {} that the chosen instance did not start", job.name(),
@@ -198,7 +226,7 @@ final class JobRunner {
 	private @Nullable Claim claim(GuardedJob job, @Nullable Long slot, boolean takeover) {
 		String owner = this.instanceId + ":" + this.nonce + Long.toString(this.sequence.incrementAndGet(), 36);
 		List<Object> reply = await(this.scripts.claim(keys(job), this.instanceId, owner, job.lockAtMostFor().toMillis(),
-				slot, takeover, MEMBERSHIP_INTERVAL.toMillis() * 3, SLOTS_KEPT), job, "claiming a firing of");
+				slot, takeover, MEMBERSHIP_INTERVAL.toMillis() * 3, horizonMillis()), job, "claiming a firing of");
 		if (reply == null) {
 			// The claim may still reach Redis later: undo it then, so that the slot is not lost and the
 			// guard not held for lockAtMostFor by an owner nobody renews.
@@ -233,6 +261,14 @@ final class JobRunner {
 			}
 			this.runs.remove(run);
 		}
+	}
+
+	/**
+	 * How long slot records are kept, in server time: a firing of an older slot never runs, so
+	 * a clock that far behind cannot run a slot twice. Far longer than the clock skew tolerated.
+	 */
+	long horizonMillis() {
+		return Math.max(MIN_HORIZON.toMillis(), this.skewTolerance.toMillis() * 20);
 	}
 
 	private void renew(Run run) {
@@ -301,7 +337,8 @@ final class JobRunner {
 				return new Claim(owner, 1, (Long) reply.get(1), (Long) reply.get(2), "");
 			}
 			String detail = new String((byte[]) reply.get(1), StandardCharsets.UTF_8);
-			return new Claim(owner, outcome, 0, 0, (outcome == 2) ? "left to " + detail + ", which ran least recently" : detail);
+			return new Claim(owner, outcome, 0, 0,
+					(outcome == 2) ? "left to " + detail + ", which was elected least recently" : detail);
 		}
 
 		boolean runs() {
@@ -310,6 +347,11 @@ final class JobRunner {
 
 		boolean deferred() {
 			return this.outcome == 2;
+		}
+
+		/** Another run holds the guard. */
+		boolean held() {
+			return this.outcome == 3;
 		}
 
 	}

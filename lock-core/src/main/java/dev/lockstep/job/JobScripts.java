@@ -38,12 +38,12 @@ final class JobScripts {
 		this.redis.preload(List.of(CLAIM, UNCLAIM, FINISH, RENEW, MEMBER), wait);
 	}
 
-	/** {1, token, start}, {0, reason} or {2, chosen instance}; see job-claim.lua. */
+	/** {1, token, start}, {0, reason}, {2, chosen instance} or {3, reason}; see job-claim.lua. */
 	CompletableFuture<List<Object>> claim(JobKeys keys, String instance, String owner, long leaseMillis,
-			@Nullable Long slot, boolean takeover, long livenessMillis, int slotsKept) {
+			@Nullable Long slot, boolean takeover, long livenessMillis, long horizonMillis) {
 		return this.redis.run(CLAIM, keys.forClaim(), List.of(instance, owner, Long.toString(leaseMillis),
 				(slot != null) ? slot.toString() : "", takeover ? "takeover" : "first", Long.toString(livenessMillis),
-				Integer.toString(slotsKept)));
+				Long.toString(horizonMillis)));
 	}
 
 	/** 1 when a claim whose reply was lost had taken the guard and is now undone, else 0. */

@@ -1,6 +1,7 @@
 package dev.lockstep.job;
 
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ScheduledFuture;
@@ -27,7 +28,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class JobClaimTests {
 
-	private static final long SLOT = 1_700_000_000_000L;
+	/** A slot within the guard's horizon: the current second. */
+	private static final long SLOT = System.currentTimeMillis() / 1000 * 1000;
+
+	private static final long PERIOD = 2000;
+
+	private static final long HORIZON = 300_000;
+
+	private static final long LIVENESS = 15_000;
 
 	private static LettuceConnectionFactory connectionFactory;
 
@@ -41,14 +49,71 @@ class JobClaimTests {
 		connectionFactory.destroy();
 	}
 
+	/** One job's keys and scripts, with its instances seen alive and having fired it. */
+	private static final class Job {
+
+		final JobScripts scripts;
+
+		final JobKeys keys;
+
+		final StringRedisTemplate template = new StringRedisTemplate(connectionFactory);
+
+		private final java.util.Map<String, String> owners = new java.util.HashMap<>();
+
+		private int sequence;
+
+		Job(JobScripts scripts, String name, String... instances) {
+			this.scripts = scripts;
+			this.keys = JobKeys.of(RedisConnections.uniquePrefix(), name);
+			this.template.afterPropertiesSet();
+			for (String instance : instances) {
+				this.template.opsForHash().put(this.keys.members(), instance, Long.toString(System.currentTimeMillis()));
+				this.template.opsForHash().put(this.keys.fired(), instance, Long.toString(SLOT - PERIOD));
+			}
+			// an earlier slot's election, so that instances that fired it may be chosen
+			this.template.opsForZSet().add(this.keys.elections(), (SLOT - PERIOD) + ":" + instances[0], SLOT - PERIOD);
+		}
+
+		List<Object> claim(String instance, Long slot) throws Exception {
+			return claim(instance, slot, false);
+		}
+
+		List<Object> takeover(String instance, Long slot) throws Exception {
+			return claim(instance, slot, true);
+		}
+
+		private List<Object> claim(String instance, Long slot, boolean takeover) throws Exception {
+			String owner = instance + ":t" + (++this.sequence);
+			List<Object> reply = decode(
+					this.scripts.claim(this.keys, instance, owner, 600_000, slot, takeover, LIVENESS, HORIZON).get());
+			if (reply.get(0).equals(1L)) {
+				this.owners.put(instance, owner);
+			}
+			return reply;
+		}
+
+		void finish(String instance, Long slot) throws Exception {
+			this.scripts.finish(this.keys, this.owners.get(instance), instance, slot, 0, null, 0, 20).get();
+		}
+
+		private static List<Object> decode(List<Object> reply) {
+			List<Object> decoded = new ArrayList<>();
+			for (Object part : reply) {
+				decoded.add((part instanceof byte[] bytes) ? new String(bytes, java.nio.charset.StandardCharsets.UTF_8) : part);
+			}
+			return decoded;
+		}
+
+	}
+
 	@Test
 	void aClaimSentTwiceRunsOnceAndAnUnansweredClaimCanBeUndone() throws Exception {
 		try (RedisScripts redis = new RedisScripts(connectionFactory)) {
 			JobScripts scripts = new JobScripts(redis);
 			JobKeys keys = JobKeys.of(RedisConnections.uniquePrefix(), "daily");
-			List<Object> first = scripts.claim(keys, "i1", "i1:a1", 600_000, SLOT, false, 15_000, 256).get();
+			List<Object> first = scripts.claim(keys, "i1", "i1:a1", 600_000, SLOT, false, LIVENESS, HORIZON).get();
 			// the same command again, as a client replays it after a reconnect
-			List<Object> replay = scripts.claim(keys, "i1", "i1:a1", 600_000, SLOT, false, 15_000, 256).get();
+			List<Object> replay = scripts.claim(keys, "i1", "i1:a1", 600_000, SLOT, false, LIVENESS, HORIZON).get();
 			assertThat(first.get(0)).isEqualTo(1L);
 			assertThat(replay.get(0)).isEqualTo(1L);
 			assertThat(replay.get(1)).isEqualTo(first.get(1));
@@ -57,9 +122,75 @@ class JobClaimTests {
 			StringRedisTemplate template = new StringRedisTemplate(connectionFactory);
 			template.afterPropertiesSet();
 			assertThat(template.hasKey(keys.guard())).isFalse();
-			List<Object> again = scripts.claim(keys, "i2", "i2:b1", 600_000, SLOT, true, 15_000, 256).get();
+			List<Object> again = scripts.claim(keys, "i2", "i2:b1", 600_000, SLOT, true, LIVENESS, HORIZON).get();
 			assertThat(again.get(0)).as("the slot is free again").isEqualTo(1L);
 			assertThat(scripts.unclaim(keys, "i1:a1", "i1", SLOT).get()).as("not i1's any more").isZero();
+		}
+	}
+
+	@Test
+	void aLateFiringOfASlotReadsThatSlotsElectionEvenAfterTheNextSlotWasElected() throws Exception {
+		try (RedisScripts redis = new RedisScripts(connectionFactory)) {
+			Job job = new Job(new JobScripts(redis), "late", "a", "b", "c");
+			// b fires S first and S is left to a; c's clock runs ahead and fires S + 1 before a fires S
+			assertThat(job.claim("b", SLOT)).containsExactly(2L, "a");
+			assertThat(job.claim("c", SLOT + PERIOD)).containsExactly(2L, "b");
+			// a's clock runs late: its firing of S still finds S's own election, and runs it on time
+			assertThat(job.claim("a", SLOT).get(0)).isEqualTo(1L);
+			job.finish("a", SLOT);
+			assertThat(job.claim("b", SLOT)).as("S ran once").containsExactly(0L, "slot already ran on a");
+		}
+	}
+
+	@Test
+	void anInstanceThatNeverFiresTheJobIsNeverChosenAndTheOthersTakeTurns() throws Exception {
+		try (RedisScripts redis = new RedisScripts(connectionFactory)) {
+			Job job = new Job(new JobScripts(redis), "idle", "a", "b", "z");
+			job.template.delete(job.keys.fired());
+			// z announces itself with the job but its scheduler never fires it
+			List<String> runners = new ArrayList<>();
+			for (int i = 0; i < 6; i++) {
+				long slot = SLOT + i * PERIOD;
+				for (String instance : List.of("a", "b")) {
+					List<Object> reply = job.claim(instance, slot);
+					if (reply.get(0).equals(1L)) {
+						runners.add(instance);
+						job.finish(instance, slot);
+					}
+					else if (reply.get(0).equals(2L)) {
+						assertThat(reply.get(1)).as("chosen for slot %d", i).isNotEqualTo("z");
+					}
+				}
+			}
+			assertThat(runners).containsExactly("a", "b", "a", "b", "a", "b");
+		}
+	}
+
+	@Test
+	void aSlotOlderThanTheHorizonIsNeverRunEvenWhenItsRecordIsGone() throws Exception {
+		try (RedisScripts redis = new RedisScripts(connectionFactory)) {
+			Job job = new Job(new JobScripts(redis), "old", "a");
+			long old = SLOT - HORIZON - 10_000;
+			List<Object> reply = job.claim("a", old);
+			assertThat(reply.get(0)).isEqualTo(0L);
+			assertThat(reply.get(1).toString()).startsWith("slot is older than the history the guard keeps");
+			assertThat(job.template.opsForHash().get(job.keys.state(), "skip.reason").toString()).startsWith("slot is older");
+		}
+	}
+
+	@Test
+	void aChosenInstanceThatFindsARunInProgressDecidesItsSlotSoNoTakeoverRunsItLater() throws Exception {
+		try (RedisScripts redis = new RedisScripts(connectionFactory)) {
+			Job job = new Job(new JobScripts(redis), "busy", "a", "b");
+			job.template.opsForHash().put(job.keys.lastRuns(), "a", Long.toString(SLOT - PERIOD));
+			assertThat(job.claim("a", SLOT)).as("b was elected least recently").containsExactly(2L, "b");
+			// a run without a slot (a fixed-rate firing, an on-demand call) holds the guard when b fires
+			assertThat(job.claim("a", null).get(0)).isEqualTo(1L);
+			assertThat(job.claim("b", SLOT)).containsExactly(3L, "held by a");
+			assertThat(job.takeover("a", SLOT).get(0)).as("held: a takeover tries again later").isEqualTo(3L);
+			job.finish("a", null);
+			List<Object> later = job.takeover("a", SLOT);
+			assertThat(later).containsExactly(0L, "slot was skipped by its chosen instance: a run was in progress");
 		}
 	}
 
