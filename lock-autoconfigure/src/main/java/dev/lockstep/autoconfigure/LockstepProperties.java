@@ -222,6 +222,14 @@ public class LockstepProperties {
 		 */
 		private String instanceId;
 
+		/**
+		 * Scope of job guards: jobs of one name share a guard only within one scope. Defaults to
+		 * spring.application.name, so that two services with a job of the same name do not skip each
+		 * other's firings; set the same value in services that are meant to share their guards, or an
+		 * empty value for one scope across every service on this Redis.
+		 */
+		private String scope;
+
 		public boolean isEnabled() {
 			return this.enabled;
 		}
@@ -272,6 +280,18 @@ public class LockstepProperties {
 
 		public String getInstanceId() {
 			return this.instanceId;
+		}
+
+		public String getScope() {
+			return this.scope;
+		}
+
+		public void setScope(String scope) {
+			if (scope != null && (scope.indexOf('{') >= 0 || scope.indexOf('}') >= 0)) {
+				throw new IllegalArgumentException("lockstep.job-guard.scope must not contain '{' or '}' (they would "
+						+ "change the keys' hash slot), was '" + scope + "'");
+			}
+			this.scope = scope;
 		}
 
 		public void setInstanceId(String instanceId) {

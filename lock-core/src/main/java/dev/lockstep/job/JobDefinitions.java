@@ -9,6 +9,8 @@ import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.factory.config.ConfigurableBeanFactory;
@@ -30,6 +32,8 @@ import dev.lockstep.lock.DurationText;
  * with one guard name, or bad limits, fail startup naming the methods.
  */
 final class JobDefinitions {
+
+	private static final Logger logger = LoggerFactory.getLogger(JobDefinitions.class);
 
 	private final Map<MethodClassKey, Optional<GuardedJob>> byMethod = new ConcurrentHashMap<>();
 
@@ -98,12 +102,56 @@ final class JobDefinitions {
 					+ ") must not exceed lockAtMostFor (" + format(atMost) + ")");
 		}
 		GuardedJob job = new GuardedJob(name, description, atMost, atLeast);
+		warnIfPeriodOutrunsLockAtLeastFor(specific, job);
 		GuardedJob existing = this.byName.putIfAbsent(name, job);
 		if (existing != null && !existing.method().equals(description)) {
 			throw new IllegalStateException("Two jobs use the guard name '" + name + "': " + existing.method() + " and "
 					+ description + "; give one of them another @JobGuard(name = ...)");
 		}
 		return (existing != null) ? existing : job;
+	}
+
+	/**
+	 * A fixed-rate or fixed-delay firing has no slot that instances agree on: only lockAtLeastFor
+	 * keeps the instances, whose firings fall at different moments, from each running it once per
+	 * period. Says so at startup when lockAtLeastFor is well below the period.
+	 */
+	private void warnIfPeriodOutrunsLockAtLeastFor(Method method, GuardedJob job) {
+		for (Scheduled scheduled : AnnotatedElementUtils.getMergedRepeatableAnnotations(method, Scheduled.class,
+				Schedules.class)) {
+			boolean rate = scheduled.fixedRate() > 0 || StringUtils.hasText(scheduled.fixedRateString());
+			Duration period = period(scheduled.fixedRate(), scheduled.fixedRateString(), scheduled);
+			if (period == null) {
+				period = period(scheduled.fixedDelay(), scheduled.fixedDelayString(), scheduled);
+			}
+			if (period != null && job.lockAtLeastFor().compareTo(period.multipliedBy(8).dividedBy(10)) < 0) {
+				logger.warn("@JobGuard on {} is {} {} with lockAtLeastFor {}: its firings differ per instance, so each "
+						+ "instance may run it once per period; set lockAtLeastFor to a little less than the period "
+						+ "(e.g. {}) for one run per period across instances", job.method(), rate ? "fixed-rate" : "fixed-delay",
+						format(period), format(job.lockAtLeastFor()), format(period.multipliedBy(9).dividedBy(10)));
+			}
+		}
+	}
+
+	private @Nullable Duration period(long value, String text, Scheduled scheduled) {
+		if (value > 0) {
+			return Duration.of(value, scheduled.timeUnit().toChronoUnit());
+		}
+		if (!StringUtils.hasText(text)) {
+			return null;
+		}
+		String resolved = this.attributes.resolve(text).trim();
+		try {
+			return Duration.of(Long.parseLong(resolved), scheduled.timeUnit().toChronoUnit());
+		}
+		catch (NumberFormatException ex) {
+			try {
+				return Duration.parse(resolved);
+			}
+			catch (RuntimeException notIso) {
+				return null;
+			}
+		}
 	}
 
 	static String format(Duration duration) {

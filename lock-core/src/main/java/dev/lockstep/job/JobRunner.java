@@ -21,6 +21,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import dev.lockstep.GuardedJob;
+import dev.lockstep.JobFiring;
 import dev.lockstep.LockListener;
 import dev.lockstep.LockLostEvent;
 
@@ -146,12 +147,12 @@ final class JobRunner {
 				return null;
 			}
 			if (claim.runs()) {
-				return runClaimed(job, slot, claim, body);
+				return runClaimed(job, slot, claim, body, 1);
 			}
 			skipped(job, claim.reason());
 			if (claim.deferred() && later != null) {
-				scheduleTakeover(job, slot, later, this.skewTolerance, System.nanoTime()
-						+ TimeUnit.MILLISECONDS.toNanos(horizonMillis()));
+				scheduleTakeover(job, slot, later, this.skewTolerance, 2,
+						System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(horizonMillis()));
 			}
 			return null;
 		}
@@ -160,14 +161,15 @@ final class JobRunner {
 		}
 	}
 
-	private void scheduleTakeover(GuardedJob job, Long slot, JobBody body, Duration delay, long until) {
+	private void scheduleTakeover(GuardedJob job, Long slot, JobBody body, Duration delay, int attempt, long until) {
 		if (System.nanoTime() - until > 0) {
 			logger.warn("Job '{}' gave up taking over the firing of {}: the guard stayed held", job.name(),
 					Instant.ofEpochMilli(slot));
 			return;
 		}
 		try {
-			this.timer.schedule(() -> this.takeovers.execute(() -> takeOver(job, slot, body, until)), delay.toMillis(),
+			this.timer.schedule(() -> this.takeovers.execute(() -> takeOver(job, slot, body, attempt, until)),
+					delay.toMillis(),
 					TimeUnit.MILLISECONDS);
 		}
 		catch (RejectedExecutionException ex) {
@@ -180,14 +182,14 @@ final class JobRunner {
 	 * decided meanwhile. While another run holds the guard or Redis fails, tries again until the
 	 * slot is decided, for the horizon at most.
 	 */
-	private void takeOver(GuardedJob job, Long slot, JobBody body, long until) {
+	private void takeOver(GuardedJob job, Long slot, JobBody body, int attempt, long until) {
 		if (!enter()) {
 			return;
 		}
 		try {
 			Claim claim = claim(job, slot, true);
 			if (claim == null || claim.held()) {
-				scheduleTakeover(job, slot, body, TAKEOVER_RETRY, until);
+				scheduleTakeover(job, slot, body, TAKEOVER_RETRY, attempt + 1, until);
 				return;
 			}
 			if (!claim.runs()) {
@@ -195,7 +197,7 @@ final class JobRunner {
 			}
 			logger.info("Job '{}' runs the firing of {} that the chosen instance did not start", job.name(),
 					Instant.ofEpochMilli(slot));
-			runClaimed(job, slot, claim, body);
+			runClaimed(job, slot, claim, body, attempt);
 		}
 		catch (Throwable ex) {
 			logger.error("Job '{}' failed", job.name(), ex);
@@ -236,11 +238,14 @@ final class JobRunner {
 		return Claim.of(owner, reply);
 	}
 
-	private @Nullable Object runClaimed(GuardedJob job, @Nullable Long slot, Claim claim, JobBody body) throws Throwable {
+	private @Nullable Object runClaimed(GuardedJob job, @Nullable Long slot, Claim claim, JobBody body, int attempt)
+			throws Throwable {
 		Run run = new Run(job, claim.owner(), claim.token(), claim.start(), slot);
 		this.runs.add(run);
 		ScheduledFuture<?> renewal = null;
 		Throwable failure = null;
+		JobFiring outer = RunningFirings.enter(new JobFiring(job.name(),
+				(slot != null) ? Instant.ofEpochMilli(slot) : null, this.instanceId, attempt, claim.token()));
 		try {
 			long renewEvery = Math.max(1, job.lockAtMostFor().toMillis() / 3);
 			renewal = this.timer.scheduleAtFixedRate(() -> renew(run), renewEvery, renewEvery, TimeUnit.MILLISECONDS);
@@ -251,6 +256,7 @@ final class JobRunner {
 			throw ex;
 		}
 		finally {
+			RunningFirings.exit(outer);
 			if (renewal != null) {
 				renewal.cancel(false);
 			}

@@ -49,10 +49,10 @@ public final class JobGuardAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean(JobGuardRegistry.class)
 	RedisJobGuard jobGuard(RedisConnectionFactory connectionFactory, JobGuardAdvisor advisor, LockstepProperties properties,
-			ObjectProvider<LockListener> listeners) {
+			ObjectProvider<LockListener> listeners, Environment environment) {
 		RedisJobGuard jobGuard = new RedisJobGuard(connectionFactory, advisor);
 		LockstepProperties.JobGuard settings = properties.getJobGuard();
-		jobGuard.setKeyPrefix(properties.getKeyPrefix());
+		jobGuard.setKeyPrefix(properties.getKeyPrefix() + scope(settings, environment));
 		jobGuard.setCommandTimeout(properties.getCommandTimeout());
 		jobGuard.setSkewTolerance(settings.getSkewTolerance());
 		jobGuard.setShutdownTimeout(settings.getShutdownTimeout());
@@ -64,6 +64,28 @@ public final class JobGuardAutoConfiguration {
 			jobGuard.setListener(LockstepAutoConfiguration.combine(all));
 		}
 		return jobGuard;
+	}
+
+	/**
+	 * The part of the job guard's keys that keeps two services' jobs of one name apart: the scope
+	 * ({@code lockstep.job-guard.scope}, else {@code spring.application.name}) and a colon, or
+	 * nothing when neither is set or the scope is set empty.
+	 */
+	static String scope(LockstepProperties.JobGuard settings, Environment environment) {
+		String scope = settings.getScope();
+		String from = "lockstep.job-guard.scope";
+		if (scope == null) {
+			scope = environment.getProperty("spring.application.name");
+			from = "spring.application.name";
+		}
+		if (scope == null || scope.isBlank()) {
+			return "";
+		}
+		if (scope.indexOf('{') >= 0 || scope.indexOf('}') >= 0) {
+			throw new IllegalArgumentException(from + " is the job guard's scope and must not contain '{' or '}', was '"
+					+ scope + "'; set lockstep.job-guard.scope");
+		}
+		return scope + ":";
 	}
 
 	@Bean

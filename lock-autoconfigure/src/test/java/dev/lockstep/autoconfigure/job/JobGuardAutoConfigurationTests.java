@@ -67,6 +67,15 @@ class JobGuardAutoConfigurationTests {
 			assertThat(context).hasFailed();
 			assertThat(context.getStartupFailure()).hasStackTraceContaining("lockstep.job-guard.instance-id");
 		});
+		this.runner.withPropertyValues("lockstep.job-guard.scope=a{b}").run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(context.getStartupFailure()).hasStackTraceContaining("lockstep.job-guard.scope");
+		});
+		this.runner.withPropertyValues("spring.application.name=orders{1}").run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(context.getStartupFailure()).hasStackTraceContaining("spring.application.name")
+				.hasStackTraceContaining("lockstep.job-guard.scope");
+		});
 	}
 
 	@Configuration(proxyBeanMethods = false)

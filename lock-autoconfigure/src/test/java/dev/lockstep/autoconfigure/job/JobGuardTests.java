@@ -33,6 +33,7 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.scheduling.annotation.Scheduled;
 import org.springframework.scheduling.annotation.SchedulingConfigurer;
 
+import dev.lockstep.JobFiring;
 import dev.lockstep.JobGuardRegistry;
 import dev.lockstep.JobRun;
 import dev.lockstep.annotation.JobGuard;
@@ -49,11 +50,15 @@ class JobGuardTests {
 	/** What the jobs of every instance in this JVM did: instance, the firing's slot by its own clock. */
 	static final Queue<String[]> RUNS = new ConcurrentLinkedQueue<>();
 
+	/** What {@link JobFiring#current()} said inside each run of {@link EveryTwoSeconds}. */
+	static final Queue<JobFiring> FIRINGS = new ConcurrentLinkedQueue<>();
+
 	private JobApps apps;
 
 	@BeforeEach
 	void prepare() {
 		RUNS.clear();
+		FIRINGS.clear();
 		this.apps = new JobApps();
 	}
 
@@ -128,6 +133,15 @@ class JobGuardTests {
 	}
 
 	@Test
+	void startupWarnsAboutAFixedRateGuardWhoseLockAtLeastForCannotKeepItToOneRunPerPeriod(CapturedOutput output) {
+		this.apps.start("warned", Duration.ZERO, FixedRateWithoutLockAtLeastFor.class);
+		this.apps.start("fine", Duration.ZERO, FixedRate.class);
+		assertThat(output).contains("@JobGuard on JobGuardTests.FixedRateWithoutLockAtLeastFor.tick() is fixed-rate 1m "
+				+ "with lockAtLeastFor 0s").contains("(e.g. 54s)");
+		assertThat(output).doesNotContain("JobGuardTests.FixedRate.tick() is fixed-rate");
+	}
+
+	@Test
 	void aFailedRunIsRecordedAndReleasesItsGuard() {
 		ConfigurableApplicationContext context = this.apps.start("solo", Duration.ZERO, Failing.class);
 		JobGuardRegistry registry = context.getBean(JobGuardRegistry.class);
@@ -164,6 +178,7 @@ class JobGuardTests {
 		assertThat(RUNS.stream().map((run) -> run[0]).distinct()).containsExactlyInAnyOrder("u1", "u2");
 		this.apps.close();
 		RUNS.clear();
+		FIRINGS.clear();
 		this.apps = new JobApps();
 		this.apps.start("g1", Duration.ZERO, Unguarded.class, "lockstep.job-guard.guard-all-scheduled=true");
 		this.apps.start("g2", Duration.ZERO, Unguarded.class, "lockstep.job-guard.guard-all-scheduled=true");
@@ -200,6 +215,37 @@ class JobGuardTests {
 		// runs late, through the takeover; every later slot runs on time, on the survivor's own firing
 		assertThat(takenOver).as("slots run late in %s", history).hasSize(1);
 		assertThat(history.get(history.size() - 1)).as("the latest slot ran on time").isNotIn(takenOver);
+		// inside each run, JobFiring tells the run which slot it is for and whether it is a takeover
+		assertThat(FIRINGS).extracting(JobFiring::slot)
+			.containsExactlyElementsOf(history.stream().map(JobRun::scheduledTime).toList());
+		assertThat(FIRINGS).allSatisfy((firing) -> {
+			assertThat(firing.job()).isEqualTo("EveryTwoSeconds.tick");
+			assertThat(firing.instance()).isEqualTo("survivor");
+			assertThat(firing.takeover()).isEqualTo(firing.slot().equals(takenOver.get(0).scheduledTime()));
+		});
+		assertThat(FIRINGS).extracting(JobFiring::token).isSorted().doesNotHaveDuplicates();
+		assertThat(JobFiring.current()).as("outside a run").isEmpty();
+	}
+
+	@Test
+	void twoServicesWithAJobOfOneNameRunItEachUnlessTheyShareAScope() throws Exception {
+		// one instance of a billing service, two of a shipping service, each with EveryTwoSeconds.tick
+		ConfigurableApplicationContext billing = this.apps.start("billing-1", Duration.ZERO, EveryTwoSeconds.class,
+				"spring.application.name=billing");
+		ConfigurableApplicationContext shipping = this.apps.start("shipping-1", Duration.ZERO, EveryTwoSeconds.class,
+				"spring.application.name=shipping");
+		this.apps.start("shipping-2", Duration.ZERO, EveryTwoSeconds.class, "spring.application.name=other",
+				"lockstep.job-guard.scope=shipping");
+		JobGuardRegistry billingRecords = billing.getBean(JobGuardRegistry.class);
+		JobGuardRegistry shippingRecords = shipping.getBean(JobGuardRegistry.class);
+		await().atMost(Duration.ofSeconds(20)).until(() -> billingRecords.history("EveryTwoSeconds.tick").size() >= 3
+				&& shippingRecords.history("EveryTwoSeconds.tick").size() >= 3);
+		assertThat(billingRecords.history("EveryTwoSeconds.tick"))
+			.allSatisfy((run) -> assertThat(run.instance()).isEqualTo("billing-1"));
+		List<JobRun> shippingRuns = shippingRecords.history("EveryTwoSeconds.tick");
+		assertThat(shippingRuns).allSatisfy((run) -> assertThat(run.instance()).isIn("shipping-1", "shipping-2"));
+		assertThat(shippingRuns.stream().map(JobRun::scheduledTime)).as("shipping's slots").doesNotHaveDuplicates();
+		assertThat(redis(billing).hasKey(this.apps.prefix() + "billing:{job:EveryTwoSeconds.tick}:state")).isTrue();
 	}
 
 	@Test
@@ -267,6 +313,7 @@ class JobGuardTests {
 		@JobGuard
 		public void tick() {
 			record(this.instance, clock(), 2000);
+			FIRINGS.add(JobFiring.current().orElseThrow());
 		}
 
 	}
@@ -276,6 +323,17 @@ class JobGuardTests {
 
 		@Scheduled(fixedRate = 500)
 		@JobGuard(lockAtLeastFor = "3s")
+		public void tick() {
+			record(this.instance, clock(), 1);
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class FixedRateWithoutLockAtLeastFor extends Job {
+
+		@Scheduled(fixedRate = 60_000, initialDelay = 60_000)
+		@JobGuard
 		public void tick() {
 			record(this.instance, clock(), 1);
 		}
