@@ -4,6 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -38,6 +39,8 @@ final class JobRunner {
 	static final Duration MEMBERSHIP_INTERVAL = Duration.ofSeconds(5);
 
 	private static final int HISTORY_SIZE = 20;
+
+	private static final Duration SKEW_WARNING_INTERVAL = Duration.ofMinutes(5);
 
 	/** How often a takeover that found another run holding the guard tries again. */
 	private static final Duration TAKEOVER_RETRY = Duration.ofSeconds(1);
@@ -75,6 +78,9 @@ final class JobRunner {
 	private final ExecutorService takeovers = Executors.newSingleThreadExecutor((task) -> daemon(task, "lockstep-job-takeover"));
 
 	private volatile boolean accepting = true;
+
+	/** When each job last warned about clock skew (nano time). */
+	private final Map<String, Long> skewWarnings = new ConcurrentHashMap<>();
 
 	JobRunner(JobScripts scripts, String keyPrefix, String instanceId, Duration skewTolerance, Duration commandTimeout,
 			LockListener listener) {
@@ -146,6 +152,9 @@ final class JobRunner {
 			if (claim == null) {
 				return null;
 			}
+			if (slot != null) {
+				checkSkew(job, slot, claim.serverMillis());
+			}
 			if (claim.runs()) {
 				return runClaimed(job, slot, claim, body, 1);
 			}
@@ -205,6 +214,31 @@ final class JobRunner {
 		finally {
 			leave();
 		}
+	}
+
+	/**
+	 * A firing of a cron slot reaches Redis about when the slot is due by Redis's clock. If it
+	 * arrives more than the skew tolerance early or late, this instance's clock (or its scheduler)
+	 * is off: slots may be skipped or left to the takeover, though never run twice. Says so, at
+	 * most once per {@link #SKEW_WARNING_INTERVAL} per job.
+	 */
+	private void checkSkew(GuardedJob job, long slot, long serverMillis) {
+		long early = slot - serverMillis;
+		if (Math.abs(early) <= this.skewTolerance.toMillis()) {
+			return;
+		}
+		long now = System.nanoTime();
+		Long last = this.skewWarnings.get(job.name());
+		if (last != null && now - last < SKEW_WARNING_INTERVAL.toNanos()) {
+			return;
+		}
+		this.skewWarnings.put(job.name(), now);
+		String off = JobDefinitions.format(Duration.ofMillis(Math.abs(early)));
+		logger.warn("Job '{}' fired its slot {} {} {} by Redis's clock, more than lockstep.job-guard.skew-tolerance ({}): "
+				+ "this instance's clock {}; its slots may be skipped or run late by another instance, never twice",
+				job.name(), Instant.ofEpochMilli(slot), off, (early > 0) ? "early" : "late",
+				JobDefinitions.format(this.skewTolerance),
+				(early > 0) ? "runs ahead" : "runs behind, or its scheduler is busy");
 	}
 
 	/** Counts a firing in, unless shutdown has begun. */
@@ -334,8 +368,11 @@ final class JobRunner {
 	private record Run(GuardedJob job, String owner, long token, long start, @Nullable Long slot) {
 	}
 
-	/** What job-claim.lua decided. */
-	private record Claim(String owner, int outcome, long token, long start, String reason) {
+	/**
+	 * What job-claim.lua decided.
+	 * @param serverMillis Redis's time at the claim (the run's start when it runs)
+	 */
+	private record Claim(String owner, int outcome, long token, long serverMillis, String reason) {
 
 		static Claim of(String owner, List<Object> reply) {
 			int outcome = ((Long) reply.get(0)).intValue();
@@ -343,8 +380,12 @@ final class JobRunner {
 				return new Claim(owner, 1, (Long) reply.get(1), (Long) reply.get(2), "");
 			}
 			String detail = new String((byte[]) reply.get(1), StandardCharsets.UTF_8);
-			return new Claim(owner, outcome, 0, 0,
+			return new Claim(owner, outcome, 0, (Long) reply.get(2),
 					(outcome == 2) ? "left to " + detail + ", which was elected least recently" : detail);
+		}
+
+		long start() {
+			return this.serverMillis;
 		}
 
 		boolean runs() {

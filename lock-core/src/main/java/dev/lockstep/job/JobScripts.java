@@ -38,7 +38,7 @@ final class JobScripts {
 		this.redis.preload(List.of(CLAIM, UNCLAIM, FINISH, RENEW, MEMBER), wait);
 	}
 
-	/** {1, token, start}, {0, reason}, {2, chosen instance} or {3, reason}; see job-claim.lua. */
+	/** {1, token, start}, {0, reason, now}, {2, chosen instance, now} or {3, reason, now}; see job-claim.lua. */
 	CompletableFuture<List<Object>> claim(JobKeys keys, String instance, String owner, long leaseMillis,
 			@Nullable Long slot, boolean takeover, long livenessMillis, long horizonMillis) {
 		return this.redis.run(CLAIM, keys.forClaim(), List.of(instance, owner, Long.toString(leaseMillis),

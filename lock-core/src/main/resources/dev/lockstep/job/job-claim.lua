@@ -17,8 +17,9 @@
 -- ARGV[1] instance, ARGV[2] owner id ('<instance>:<sequence>'), ARGV[3] lease ms (lockAtMostFor),
 -- ARGV[4] slot ms ('' when the firing has none), ARGV[5] 'first' or 'takeover' (run an unclaimed
 -- slot left to another instance), ARGV[6] liveness window ms, ARGV[7] horizon ms
--- Returns {1, token, start ms} to run; {0, reason} to skip; {2, instance} when the slot is left to
--- that instance; {3, reason} to skip because another run holds the guard (a takeover may retry).
+-- Returns {1, token, start ms} to run; {0, reason, now ms} to skip; {2, instance, now ms} when the
+-- slot is left to that instance; {3, reason, now ms} to skip because another run holds the guard (a
+-- takeover may retry). The caller compares the slot with the server's time to detect its clock's skew.
 local now_parts = redis.call('TIME')
 local now_us = tonumber(now_parts[1]) * 1000000 + tonumber(now_parts[2])
 local now = math.floor(now_us / 1000)
@@ -43,7 +44,7 @@ if slot ~= '' then
   if tonumber(slot) < horizon then
     local reason = 'slot is older than the history the guard keeps (' .. ARGV[7] .. ' ms): this clock is far behind'
     record_skip(reason)
-    return {0, reason}
+    return {0, reason, now}
   end
   if ARGV[5] == 'first' then
     redis.call('HSET', KEYS[7], instance, slot)
@@ -65,7 +66,7 @@ if current then
     redis.call('ZADD', KEYS[3], slot, slot .. ':')
   end
   record_skip(reason)
-  return {3, reason}
+  return {3, reason, now}
 end
 if slot ~= '' then
   local ran = redis.call('ZRANGEBYSCORE', KEYS[3], slot, slot)
@@ -78,7 +79,7 @@ if slot ~= '' then
       reason = 'slot already ran on ' .. by
     end
     record_skip(reason)
-    return {0, reason}
+    return {0, reason, now}
   end
 end
 
@@ -119,7 +120,7 @@ if slot ~= '' and ARGV[5] == 'first' then
   end
   if chosen ~= instance then
     record_skip('left to ' .. chosen .. ', which was elected least recently')
-    return {2, chosen}
+    return {2, chosen, now}
   end
 end
 

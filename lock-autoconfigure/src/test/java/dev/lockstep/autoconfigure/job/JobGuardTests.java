@@ -228,6 +228,20 @@ class JobGuardTests {
 	}
 
 	@Test
+	void aClockOffByMoreThanTheToleranceIsNamedInAWarningAndNoSlotRunsTwice(CapturedOutput output) throws Exception {
+		ConfigurableApplicationContext exact = this.apps.start("exact", Duration.ZERO, EveryTwoSeconds.class,
+				"lockstep.job-guard.skew-tolerance=1s");
+		this.apps.start("ahead", Duration.ofSeconds(3), EveryTwoSeconds.class, "lockstep.job-guard.skew-tolerance=1s");
+		JobGuardRegistry registry = exact.getBean(JobGuardRegistry.class);
+		await().atMost(Duration.ofSeconds(20)).until(() -> output.getOut().contains("early by Redis's clock")
+				&& registry.history("EveryTwoSeconds.tick").size() >= 4);
+		assertThat(output.getOut()).contains("Job 'EveryTwoSeconds.tick' fired its slot")
+			.contains("early by Redis's clock, more than lockstep.job-guard.skew-tolerance (1s): this instance's clock runs ahead");
+		assertThat(registry.history("EveryTwoSeconds.tick").stream().map(JobRun::scheduledTime)).as("slots that ran")
+			.doesNotHaveDuplicates();
+	}
+
+	@Test
 	void twoServicesWithAJobOfOneNameRunItEachUnlessTheyShareAScope() throws Exception {
 		// one instance of a billing service, two of a shipping service, each with EveryTwoSeconds.tick
 		ConfigurableApplicationContext billing = this.apps.start("billing-1", Duration.ZERO, EveryTwoSeconds.class,
