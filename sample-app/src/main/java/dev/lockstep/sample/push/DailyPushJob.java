@@ -12,6 +12,7 @@ import org.springframework.beans.factory.annotation.Value;
 import org.springframework.scheduling.annotation.Scheduled;
 import org.springframework.stereotype.Component;
 
+import dev.lockstep.JobFiring;
 import dev.lockstep.annotation.JobGuard;
 
 /**
@@ -36,13 +37,19 @@ class DailyPushJob {
 		this.instanceId = instanceId;
 	}
 
-	/** Each firing runs on exactly one instance, in turn; the others skip it (see GET /push/guard). */
+	/**
+	 * Each firing runs on exactly one instance, in turn; the others skip it (see GET /push/guard).
+	 * The run records the cron slot it is for, as {@link JobFiring} gives it (the same on every
+	 * instance, even when this run is another instance's slot taken over late).
+	 */
 	@Scheduled(cron = "${sample.push.cron}")
 	@JobGuard(name = "daily-push", lockAtMostFor = "1m")
 	public void push() {
 		Instant startedAt = Instant.now().truncatedTo(ChronoUnit.MICROS);
-		Instant scheduledFor = (this.firings != null)
-				? this.firings.latestAtOrBefore(startedAt.atZone(ZoneId.systemDefault())).toInstant() : startedAt;
+		// empty when the guard is switched off (lockstep.job-guard.enabled=false): every instance then runs every
+		// firing, and the run works its slot out from the cron itself to show the double push
+		Instant scheduledFor = JobFiring.current().map(JobFiring::slot).orElseGet(() -> (this.firings != null)
+				? this.firings.latestAtOrBefore(startedAt.atZone(ZoneId.systemDefault())).toInstant() : startedAt);
 		this.runs.record(this.instanceId, scheduledFor, startedAt);
 		logger.info("Daily push for the firing of {} ran on {}", scheduledFor, this.instanceId);
 	}
