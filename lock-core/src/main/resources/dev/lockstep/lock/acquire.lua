@@ -1,5 +1,6 @@
 -- Takes a lock that is free and has nobody queued; otherwise joins the lock's wait queue
 -- (unless this is a single attempt). A free lock with a queue goes to the queue's head first.
+-- Needs Redis 6.0.6 or later (LPOS).
 -- KEYS[1] lock, KEYS[2] wait queue
 -- ARGV[1] owner id, ARGV[2] lease in ms, ARGV[3] queue entry ('' for a single attempt),
 -- ARGV[4] queue time-to-live in ms, ARGV[5] wake-up channel prefix
@@ -20,7 +21,8 @@ else
     return token
   end
 end
-if ARGV[3] ~= '' then
+-- idempotent per attempt: a call replayed after a reconnect finds its entry already queued
+if ARGV[3] ~= '' and not redis.call('LPOS', KEYS[2], ARGV[3]) then
   if redis.call('RPUSH', KEYS[2], ARGV[3]) == 1 then
     redis.call('PEXPIRE', KEYS[2], ARGV[4])
   end

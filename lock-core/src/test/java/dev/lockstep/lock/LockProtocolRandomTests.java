@@ -201,7 +201,18 @@ class LockProtocolRandomTests {
 			}
 		}
 
+		/** Invariant 3: a queue never holds one entry twice, however often an acquire is replayed. */
+		private void checkNoEntryIsQueuedTwice() {
+			for (LockKeys key : this.keys) {
+				List<String> entries = LockProtocolRandomTests.this.template.opsForList().range(key.queue(), 0, -1);
+				if (entries != null && new HashSet<>(entries).size() != entries.size()) {
+					throw new AssertionError("an entry queued twice on " + key.key() + ": " + entries);
+				}
+			}
+		}
+
 		private void checkNoClientHoldsWhatRedisGaveAnother() {
+			checkNoEntryIsQueuedTwice();
 			for (Client client : this.clients) {
 				if (client.believesHeld()) {
 					String value = LockProtocolRandomTests.this.template.opsForValue().get(client.heldOn.lock());
