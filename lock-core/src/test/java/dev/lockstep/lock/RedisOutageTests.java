@@ -126,4 +126,79 @@ class RedisOutageTests {
 		handle.close();
 	}
 
+
+	@Test
+	void aRestartWithoutPersistenceTellsHoldersOfTheLossFreesWaitersAndLockingGoesOn() throws Exception {
+		LockHandle held = this.service.acquire("export", Duration.ZERO);
+		RedisLockService other = RedisConnections.lockService(this.factory, "outage:", (settings) -> {
+			settings.setCommandTimeout(Duration.ofSeconds(1));
+			settings.setLeaseTime(Duration.ofSeconds(2));
+			settings.setHeartbeatInterval(Duration.ofMillis(100));
+		});
+		try {
+			java.util.concurrent.CompletableFuture<Boolean> waiter = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+				try (LockHandle handle = other.acquire("export", Duration.ofSeconds(20))) {
+					return handle.isHeld();
+				}
+			});
+			await().atMost(Duration.ofSeconds(10))
+				.until(() -> Long.valueOf(1).equals(this.server.call("LLEN", "outage:{export}:queue")));
+			long restartedAt = System.nanoTime();
+			this.server.restart();
+			// the holder hears of the loss at its first renewal that reaches the restarted server
+			await().atMost(Duration.ofSeconds(15)).until(() -> !this.lost.isEmpty());
+			assertThat(this.lost.get(0).key()).isEqualTo("export");
+			assertThat(held.isHeld()).isFalse();
+			// the waiter, whose queue entry the restart erased, does not hang: it gets the lock
+			assertThat(waiter.get(25, TimeUnit.SECONDS)).isTrue();
+			assertThat(Duration.ofNanos(System.nanoTime() - restartedAt)).isLessThan(Duration.ofSeconds(20));
+			held.close();
+			try (LockHandle again = this.service.acquire("export", Duration.ofSeconds(5))) {
+				assertThat(again.isHeld()).as("locking works again without restarting the application").isTrue();
+			}
+		}
+		finally {
+			other.stop();
+		}
+	}
+
+	@Test
+	void withAnAppendOnlyFileSyncedOnEveryWriteHeldLocksSurviveARestart() throws Exception {
+		try (RedisServer durable = RedisServer.start("--appendonly", "yes", "--appendfsync", "always")) {
+			LettuceConnectionFactory durableFactory = RedisConnections.standalone(durable.host(), durable.port());
+			List<LockLostEvent> durableLost = new CopyOnWriteArrayList<>();
+			RedisLockService holder = RedisConnections.lockService(durableFactory, "durable:", (settings) -> {
+				settings.setCommandTimeout(Duration.ofSeconds(1));
+				settings.setLeaseTime(Duration.ofSeconds(5));
+				settings.setHeartbeatInterval(Duration.ofMillis(200));
+				settings.setListener(new LockListener() {
+					@Override
+					public void lost(LockLostEvent event) {
+						durableLost.add(event);
+					}
+				});
+			});
+			RedisLockService other = RedisConnections.lockService(durableFactory, "durable:", (settings) -> {
+			});
+			try {
+				LockHandle held = holder.acquire("ledger", Duration.ZERO);
+				durable.restart();
+				assertThat(durable.call("EXISTS", "durable:{ledger}")).as("the lock after the restart").isEqualTo(1L);
+				// renewals reach the restarted server before the lease ends: the holder keeps its lock
+				Thread.sleep(6_000);
+				assertThat(durableLost).isEmpty();
+				assertThat(held.isHeld()).isTrue();
+				assertThat(other.tryAcquire("ledger", Duration.ZERO, Duration.ofSeconds(5))).isEmpty();
+				held.close();
+				assertThat(other.tryAcquire("ledger", Duration.ofSeconds(5), Duration.ofSeconds(5))).isPresent()
+					.hasValueSatisfying(LockHandle::close);
+			}
+			finally {
+				holder.stop();
+				other.stop();
+				durableFactory.destroy();
+			}
+		}
+	}
+
 }

@@ -16,6 +16,8 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 import dev.lockstep.LockHandle;
+import dev.lockstep.LockListener;
+import dev.lockstep.LockLostEvent;
 import dev.lockstep.lock.RedisConnections;
 import dev.lockstep.lock.RedisLockService;
 
@@ -56,6 +58,8 @@ final class LockingWorker {
 			case "contend" -> contend(host, port, prefix, Integer.parseInt(args[4]), Integer.parseInt(args[5]),
 					Integer.parseInt(args[6]), Integer.parseInt(args[7]), Boolean.parseBoolean(args[8]));
 			case "hold" -> hold(host, port, prefix, args[4], Duration.ofMillis(Long.parseLong(args[5])),
+					Duration.ofMillis(Long.parseLong(args[6])));
+			case "hold-until-lost" -> holdUntilLost(host, port, prefix, args[4], Duration.ofMillis(Long.parseLong(args[5])),
 					Duration.ofMillis(Long.parseLong(args[6])));
 			case "wait" -> waitOnce(host, port, prefix, args[4], Duration.ofMillis(Long.parseLong(args[5])), null);
 			case "wait-with-lease" -> waitOnce(host, port, prefix, args[4], Duration.ofMillis(Long.parseLong(args[5])),
@@ -138,6 +142,41 @@ final class LockingWorker {
 		});
 		LockHandle handle = service.acquire(key, WAIT);
 		System.out.println("HELD " + handle.fencingToken());
+		System.out.flush();
+		new CountDownLatch(1).await();
+	}
+
+	/**
+	 * Holds the lock, and says when its handle stops saying held ("NOT-HELD") and when a lost-lock
+	 * event comes ("LOST token"); once both have happened, releases it late ("RELEASED").
+	 */
+	private static void holdUntilLost(String host, int port, String prefix, String key, Duration lease,
+			Duration heartbeat) throws InterruptedException {
+		LettuceConnectionFactory connection = RedisConnections.standalone(host, port);
+		CountDownLatch lost = new CountDownLatch(1);
+		RedisLockService service = RedisConnections.lockService(connection, lockPrefix(prefix), (settings) -> {
+			settings.setLeaseTime(lease);
+			settings.setHeartbeatInterval(heartbeat);
+			settings.setListener(new LockListener() {
+				@Override
+				public void lost(LockLostEvent event) {
+					System.out.println("LOST " + event.fencingToken());
+					System.out.flush();
+					lost.countDown();
+				}
+			});
+		});
+		LockHandle handle = service.acquire(key, WAIT);
+		System.out.println("HELD " + handle.fencingToken());
+		System.out.flush();
+		while (handle.isHeld()) {
+			Thread.sleep(10);
+		}
+		System.out.println("NOT-HELD");
+		System.out.flush();
+		lost.await();
+		handle.close();
+		System.out.println("RELEASED");
 		System.out.flush();
 		new CountDownLatch(1).await();
 	}

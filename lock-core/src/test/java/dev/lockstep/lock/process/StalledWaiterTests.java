@@ -141,6 +141,37 @@ class StalledWaiterTests {
 		}
 	}
 
+	/**
+	 * A holder stopped past its lease (a long GC pause), then resumed: another instance has taken
+	 * over with a higher fencing token; the resumed holder's handle says not held, it gets a
+	 * lost-lock event, and its late release changes nothing.
+	 */
+	@Test
+	void aHolderStoppedPastItsLeaseLosesTheLockToAHigherTokenAndItsLateReleaseChangesNothing() throws Exception {
+		TestRedis.Endpoint endpoint = TestRedis.standalone();
+		Duration lease = Duration.ofSeconds(2);
+		this.stalled = JavaProcess.start("stalled-holder", LockingWorker.class, LockingWorker.JVM_OPTIONS,
+				"hold-until-lost", endpoint.host(), Integer.toString(endpoint.port()), this.prefix, KEY,
+				Long.toString(lease.toMillis()), Long.toString(HEARTBEAT.toMillis()));
+		long stalledToken = Long.parseLong(this.stalled.awaitLine("HELD ", Duration.ofSeconds(60)).split(" ")[1]);
+
+		signal("STOP", this.stalled);
+		long stoppedAt = System.nanoTime();
+		try (LockHandle taken = this.next.acquire(KEY, Duration.ofSeconds(30))) {
+			assertThat(Duration.ofNanos(System.nanoTime() - stoppedAt)).as("taken over once the lease ran out")
+				.isGreaterThanOrEqualTo(lease.dividedBy(2));
+			assertThat(taken.fencingToken()).isGreaterThan(stalledToken);
+			String holderInRedis = this.redis.opsForValue().get(lockKey());
+
+			signal("CONT", this.stalled);
+			this.stalled.awaitLine("NOT-HELD", Duration.ofSeconds(10));
+			this.stalled.awaitLine("LOST " + stalledToken, Duration.ofSeconds(10));
+			this.stalled.awaitLine("RELEASED", Duration.ofSeconds(10));
+			assertThat(this.redis.opsForValue().get(lockKey())).as("the lock after the late release").isEqualTo(holderInRedis);
+			assertThat(taken.isHeld()).isTrue();
+		}
+	}
+
 	private long queueLength() {
 		Long size = this.redis.opsForList().size(lockKey() + ":queue");
 		return (size != null) ? size : 0;
