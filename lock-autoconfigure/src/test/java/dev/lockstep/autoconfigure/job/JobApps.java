@@ -45,6 +45,11 @@ final class JobApps implements AutoCloseable {
 				"j" + UUID.randomUUID().toString().substring(0, 8) + ":");
 	}
 
+	/** Instances on a Redis server of the test's own (one it may stop and restart). */
+	static JobApps on(String host, int port) {
+		return new JobApps(host, port, "j" + UUID.randomUUID().toString().substring(0, 8) + ":");
+	}
+
 	private JobApps(String host, int port, String prefix) {
 		this.host = host;
 		this.port = port;

@@ -38,6 +38,7 @@ import dev.lockstep.JobGuardRegistry;
 import dev.lockstep.JobRun;
 import dev.lockstep.JobSkip;
 import dev.lockstep.annotation.JobGuard;
+import dev.lockstep.testing.RedisServer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -248,6 +249,27 @@ class JobGuardTests {
 			.contains("early by Redis's clock, more than lockstep.job-guard.skew-tolerance (1s): this instance's clock runs ahead");
 		assertThat(registry.history("EveryTwoSeconds.tick").stream().map(JobRun::scheduledTime)).as("slots that ran")
 			.doesNotHaveDuplicates();
+	}
+
+	@Test
+	void whileRedisIsDownFiringsAreSkippedWithAWarningAndRunsResumeOnceItIsBack(CapturedOutput output) throws Exception {
+		try (RedisServer redis = RedisServer.start(); JobApps own = JobApps.on(redis.host(), redis.port())) {
+			ConfigurableApplicationContext context = own.start("solo", Duration.ZERO, EveryTwoSeconds.class,
+					"lockstep.command-timeout=500ms");
+			JobGuardRegistry registry = context.getBean(JobGuardRegistry.class);
+			await().atMost(Duration.ofSeconds(15)).until(() -> !RUNS.isEmpty());
+			redis.kill();
+			int runsBeforeOutage = RUNS.size();
+			// fails closed: no firing runs unguarded while the guard cannot reach Redis (three slots)
+			Thread.sleep(6_000);
+			assertThat(RUNS).as("runs while Redis was down").hasSize(runsBeforeOutage);
+			assertThat(output.getOut()).contains("Redis failed while claiming a firing of job 'EveryTwoSeconds.tick'; "
+					+ "the firing does not run");
+			redis.restart();
+			await().atMost(Duration.ofSeconds(60)).until(() -> registry.history("EveryTwoSeconds.tick").size() >= 2);
+			assertThat(registry.history("EveryTwoSeconds.tick").stream().map(JobRun::scheduledTime)).doesNotHaveDuplicates();
+			assertThat(RUNS).hasSizeGreaterThan(runsBeforeOutage);
+		}
 	}
 
 	@Test
