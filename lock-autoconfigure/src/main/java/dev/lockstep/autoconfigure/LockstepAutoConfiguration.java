@@ -52,6 +52,7 @@ public final class LockstepAutoConfiguration {
 		lockService.setHeartbeatInterval(properties.getHeartbeatInterval());
 		lockService.setCommandTimeout(properties.getCommandTimeout());
 		lockService.setShutdownTimeout(properties.getLock().getShutdownTimeout());
+		lockService.setReplicaAcknowledgements(properties.getLock().getReplicaAcknowledgements());
 		List<LockListener> all = listeners.orderedStream().toList();
 		if (!all.isEmpty()) {
 			lockService.setListener(combine(all));

@@ -141,6 +141,19 @@ class LockstepAutoConfigurationTests {
 	}
 
 	@Test
+	void replicaAcknowledgementsAreBoundAndANegativeCountStopsStartupNamingTheProperty() {
+		this.runner.withPropertyValues("lockstep.lock.replica-acknowledgements=-1").run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(context.getStartupFailure()).hasStackTraceContaining("lockstep.lock.replica-acknowledgements");
+		});
+		// bound and applied: the shared Redis has no replica, so an acquisition cannot be acknowledged
+		this.runner.withPropertyValues("lockstep.lock.replica-acknowledgements=1", "lockstep.command-timeout=400ms")
+			.run((context) -> assertThat(org.assertj.core.api.Assertions
+				.catchThrowable(() -> context.getBean(LockService.class).acquire("acked", Duration.ZERO)))
+				.hasMessageContaining("lockstep.lock.replica-acknowledgements"));
+	}
+
+	@Test
 	void staysAwayWhenDisabledWithoutRedisOrWithoutLettuce() {
 		this.runner.withPropertyValues("lockstep.enabled=false")
 			.run((context) -> assertThat(context).doesNotHaveBean(LockService.class).doesNotHaveBean(LockAnnotationAdvisor.class));

@@ -23,6 +23,7 @@ import org.springframework.util.Assert;
 import dev.lockstep.LockException;
 import dev.lockstep.LockHandle;
 import dev.lockstep.LockListener;
+import dev.lockstep.LockUnavailableException;
 import dev.lockstep.LockLostEvent;
 import dev.lockstep.lock.LockWaiters.Waiter;
 import dev.lockstep.redis.RedisScripts;
@@ -74,8 +75,12 @@ final class LockEngine {
 
 	private volatile boolean open = true;
 
+	/** Replicas that must acknowledge an acquisition before it counts; 0 to not wait. */
+	private final int replicaAcknowledgements;
+
 	LockEngine(RedisConnectionFactory connectionFactory, String keyPrefix, String instance, Duration leaseTime,
-			Duration heartbeatInterval, Duration commandTimeout, LockListener listener) {
+			Duration heartbeatInterval, Duration commandTimeout, int replicaAcknowledgements, LockListener listener) {
+		this.replicaAcknowledgements = replicaAcknowledgements;
 		this.keyPrefix = keyPrefix;
 		this.instance = instance;
 		this.leaseTime = leaseTime;
@@ -210,6 +215,9 @@ final class LockEngine {
 			if (token == 0) {
 				return Acquisition.NONE;
 			}
+			if (this.replicaAcknowledgements > 0) {
+				awaitReplicas(keys, waitTime);
+			}
 			HeldLock lock = new HeldLock(keys, owner, token, leaseNanos, watchdog, sent, leaseNanos);
 			// active before the waiter is removed: a late or duplicated wake-up for this queueing must
 			// find the owner holding, not take the grant for one made to nobody and release it
@@ -224,6 +232,23 @@ final class LockEngine {
 			if (waiter != null) {
 				this.waiters.remove(sequence, waiter);
 			}
+		}
+	}
+
+	/**
+	 * Waits until the configured number of replicas have the acquisition, so that a failover right
+	 * after it does not promote a replica without it. Not acknowledged in time: not acquired (the
+	 * caller's catch releases the lock).
+	 */
+	private void awaitReplicas(LockKeys keys, Duration waitTime) {
+		long timeoutMillis = Math.max(1, this.commandTimeout.toMillis() / 2);
+		long acknowledged = this.replies.await(this.redis.waitForReplicas(this.replicaAcknowledgements, timeoutMillis), keys,
+				"waiting for replicas to acknowledge", waitTime);
+		if (acknowledged < this.replicaAcknowledgements) {
+			throw new LockUnavailableException("Lock '" + keys.key() + "' was taken but " + acknowledged + " of the "
+					+ this.replicaAcknowledgements + " replicas required (lockstep.lock.replica-acknowledgements) "
+					+ "acknowledged it within " + DurationText.of(Duration.ofMillis(timeoutMillis))
+					+ "; it was released and counts as not acquired", null);
 		}
 	}
 

@@ -10,6 +10,7 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.InitializingBean;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.util.Assert;
 
 import dev.lockstep.LockHandle;
@@ -40,6 +41,8 @@ public final class RedisLockService implements LockService, InitializingBean, Sm
 	private Duration heartbeatInterval = Duration.ofMillis(500);
 
 	private Duration commandTimeout = Duration.ofSeconds(5);
+
+	private int replicaAcknowledgements;
 
 	private Duration shutdownTimeout = Duration.ofSeconds(10);
 
@@ -86,6 +89,19 @@ public final class RedisLockService implements LockService, InitializingBean, Sm
 		this.shutdownTimeout = shutdownTimeout;
 	}
 
+	/**
+	 * How many replicas must acknowledge an acquisition (Redis {@code WAIT}, for up to half the
+	 * command timeout) before it counts; one not acknowledged in time is released and reported as
+	 * {@link dev.lockstep.LockUnavailableException}. Narrows the window in which a failover loses a
+	 * lock just taken. 0 (the default) does not wait. Standalone and Sentinel only. While a WAIT is
+	 * pending, other commands on the shared connection wait behind it.
+	 */
+	public void setReplicaAcknowledgements(int replicaAcknowledgements) {
+		Assert.isTrue(replicaAcknowledgements >= 0,
+				() -> "Replica acknowledgements must not be negative: " + replicaAcknowledgements);
+		this.replicaAcknowledgements = replicaAcknowledgements;
+	}
+
 	public void setCommandTimeout(Duration commandTimeout) {
 		Assert.isTrue(commandTimeout.toMillis() > 0, () -> "Command timeout must be positive: " + commandTimeout);
 		this.commandTimeout = commandTimeout;
@@ -126,8 +142,13 @@ public final class RedisLockService implements LockService, InitializingBean, Sm
 						+ "(lockstep.lock.lease-time, " + DurationText.of(this.leaseTime) + "): the watchdog renews "
 						+ "a lease every third of it, on a heartbeat");
 			}
+			if (this.replicaAcknowledgements > 0 && this.connectionFactory instanceof LettuceConnectionFactory lettuce
+					&& lettuce.isClusterAware()) {
+				throw new IllegalStateException("lockstep.lock.replica-acknowledgements (" + this.replicaAcknowledgements
+						+ ") is not supported on a Redis Cluster: WAIT cannot be sent to the master of each key; set it to 0");
+			}
 			this.engine = new LockEngine(this.connectionFactory, this.keyPrefix, this.instance, this.leaseTime,
-					this.heartbeatInterval, this.commandTimeout, this.listener);
+					this.heartbeatInterval, this.commandTimeout, this.replicaAcknowledgements, this.listener);
 		}
 	}
 

@@ -130,6 +130,24 @@ public final class RedisScripts implements AutoCloseable {
 	}
 
 	/**
+	 * {@code WAIT replicas timeout} on this connection: how many replicas have acknowledged every
+	 * write this connection made so far (a lock taken by the script just before, and whatever the
+	 * replication stream carried before it). Standalone and Sentinel only: on a cluster WAIT would
+	 * reach a node that is not the key's master.
+	 */
+	public CompletableFuture<Long> waitForReplicas(int replicas, long timeoutMillis) {
+		if (this.cluster) {
+			return CompletableFuture.failedFuture(new IllegalStateException("Waiting for replicas is not supported on a cluster"));
+		}
+		try {
+			return commands().waitForReplication(replicas, timeoutMillis).toCompletableFuture();
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
+	}
+
+	/**
 	 * The reply of one script call. Cancelling it (a caller that stopped waiting) also stops the call
 	 * from being sent again in full after a NOSCRIPT: the caller goes on to undo what the call may
 	 * have done, and a late re-send would land after that undoing.

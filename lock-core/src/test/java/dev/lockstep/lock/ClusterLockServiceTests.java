@@ -47,6 +47,14 @@ class ClusterLockServiceTests extends LockServiceContractTests {
 	}
 
 	@Test
+	void waitingForReplicasIsRefusedOnAClusterNamingTheProperty() {
+		org.assertj.core.api.Assertions.assertThatThrownBy(() -> RedisConnections.lockService(connectionFactory, this.prefix,
+				(settings) -> settings.setReplicaAcknowledgements(1)))
+			.isInstanceOf(IllegalStateException.class)
+			.hasMessageContaining("lockstep.lock.replica-acknowledgements");
+	}
+
+	@Test
 	void allKeysOfOneLockShareAHashSlotAndLocksSpreadOverTheNodes() throws Exception {
 		RedisLockService holder = newService();
 		RedisLockService waiter = newService();
