@@ -11,6 +11,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Fallback;
 import org.springframework.context.annotation.Role;
 import org.springframework.core.env.Environment;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
@@ -46,8 +47,15 @@ public final class JobGuardAutoConfiguration {
 				properties.isGuardAllScheduled());
 	}
 
+	/**
+	 * The guard, which is also the job records' registry. Backs off for an application's own
+	 * {@link RedisJobGuard}; beside an application's own {@link JobGuardRegistry} it stays (the
+	 * guarded methods need it) as a fallback, so that the application's registry is the one
+	 * injected.
+	 */
 	@Bean
-	@ConditionalOnMissingBean(JobGuardRegistry.class)
+	@Fallback
+	@ConditionalOnMissingBean(RedisJobGuard.class)
 	RedisJobGuard jobGuard(RedisConnectionFactory connectionFactory, JobGuardAdvisor advisor, LockstepProperties properties,
 			ObjectProvider<LockListener> listeners, Environment environment) {
 		RedisJobGuard jobGuard = new RedisJobGuard(connectionFactory, advisor);

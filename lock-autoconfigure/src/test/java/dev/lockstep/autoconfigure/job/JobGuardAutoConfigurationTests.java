@@ -51,9 +51,25 @@ class JobGuardAutoConfigurationTests {
 	}
 
 	@Test
-	void backsOffForTheApplicationsOwnRegistry() {
-		this.runner.withUserConfiguration(OwnRegistry.class).run((context) -> {
-			assertThat(context).hasSingleBean(JobGuardRegistry.class).doesNotHaveBean(RedisJobGuard.class);
+	void theApplicationsOwnRegistryIsTheOneInjectedAndGuardedJobsStillRunGuarded() {
+		this.runner.withUserConfiguration(OwnRegistry.class)
+			.withPropertyValues("lockstep.key-prefix=own" + System.nanoTime() + ":")
+			.run((context) -> {
+				assertThat(context).hasNotFailed().hasSingleBean(RedisJobGuard.class);
+				assertThat(context.getBean(JobGuardRegistry.class).instanceId()).as("the injected registry").isEqualTo("own");
+				// a guarded call (here on demand, as a takeover or a test would make it) runs through Lockstep's guard
+				Nightly nightly = context.getBean(Nightly.class);
+				nightly.export();
+				assertThat(nightly.runs()).isEqualTo(1);
+				assertThat(context.getBean(RedisJobGuard.class).lastRun("nightly")).isPresent();
+			});
+	}
+
+	@Test
+	void backsOffForTheApplicationsOwnGuard() {
+		this.runner.withUserConfiguration(OwnGuard.class).run((context) -> {
+			assertThat(context).hasSingleBean(RedisJobGuard.class);
+			assertThat(context.getBean(RedisJobGuard.class)).isSameAs(context.getBean("ownGuard"));
 		});
 	}
 
@@ -78,7 +94,34 @@ class JobGuardAutoConfigurationTests {
 		});
 	}
 
+	static class Nightly {
+
+		private final java.util.concurrent.atomic.AtomicInteger runs = new java.util.concurrent.atomic.AtomicInteger();
+
+		@dev.lockstep.annotation.JobGuard(name = "nightly")
+		public void export() {
+			this.runs.incrementAndGet();
+		}
+
+		public int runs() {
+			return this.runs.get();
+		}
+
+	}
+
 	@Configuration(proxyBeanMethods = false)
+	static class OwnGuard {
+
+		@Bean
+		RedisJobGuard ownGuard(org.springframework.data.redis.connection.RedisConnectionFactory connectionFactory,
+				JobGuardAdvisor advisor) {
+			return new RedisJobGuard(connectionFactory, advisor);
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@org.springframework.context.annotation.Import(Nightly.class)
 	static class OwnRegistry {
 
 		@Bean
