@@ -29,10 +29,6 @@ final class FiringScheduler implements TaskScheduler {
 		this.delegate = delegate;
 	}
 
-	TaskScheduler delegate() {
-		return this.delegate;
-	}
-
 	@Override
 	public Clock getClock() {
 		return this.delegate.getClock();

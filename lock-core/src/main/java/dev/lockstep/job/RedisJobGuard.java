@@ -64,6 +64,8 @@ public final class RedisJobGuard implements JobGuardRegistry, SmartLifecycle {
 	/** Prefix of every Redis key the guard writes; default {@code lockstep:}. */
 	public void setKeyPrefix(String keyPrefix) {
 		Assert.hasText(keyPrefix, "Key prefix must not be blank");
+		Assert.isTrue(keyPrefix.indexOf('{') < 0 && keyPrefix.indexOf('}') < 0,
+				() -> "Key prefix must not contain '{' or '}' (they mark the cluster hash tag): " + keyPrefix);
 		this.keyPrefix = keyPrefix;
 	}
 

@@ -42,10 +42,6 @@ final class LeaseWatchdog {
 		this.watched.remove(lock);
 	}
 
-	int size() {
-		return this.watched.size();
-	}
-
 	void tick() {
 		long now = System.nanoTime();
 		Map<Integer, List<HeldLock>> dueBySlot = new HashMap<>();

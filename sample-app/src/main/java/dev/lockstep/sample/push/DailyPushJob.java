@@ -1,10 +1,8 @@
 package dev.lockstep.sample.push;
 
 import java.time.Instant;
-import java.time.ZoneId;
 import java.time.temporal.ChronoUnit;
 
-import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -27,13 +25,10 @@ class DailyPushJob {
 
 	private final PushRunLog runs;
 
-	private final @Nullable CronFirings firings;
-
 	private final String instanceId;
 
-	DailyPushJob(PushRunLog runs, @Value("${sample.push.cron}") String cron, @Value("${sample.instance-id}") String instanceId) {
+	DailyPushJob(PushRunLog runs, @Value("${sample.instance-id}") String instanceId) {
 		this.runs = runs;
-		this.firings = Scheduled.CRON_DISABLED.equals(cron) ? null : new CronFirings(cron);
 		this.instanceId = instanceId;
 	}
 
@@ -46,10 +41,11 @@ class DailyPushJob {
 	@JobGuard(name = "daily-push", lockAtMostFor = "1m")
 	public void push() {
 		Instant startedAt = Instant.now().truncatedTo(ChronoUnit.MICROS);
-		// empty when the guard is switched off (lockstep.job-guard.enabled=false): every instance then runs every
-		// firing, and the run works its slot out from the cron itself to show the double push
-		Instant scheduledFor = JobFiring.current().map(JobFiring::slot).orElseGet(() -> (this.firings != null)
-				? this.firings.latestAtOrBefore(startedAt.atZone(ZoneId.systemDefault())).toInstant() : startedAt);
+		// Empty when the guard is switched off (lockstep.job-guard.enabled=false): every instance then runs
+		// every firing. The sample's crons fire on whole seconds, so the second it started in names the firing.
+		Instant scheduledFor = JobFiring.current()
+			.map(JobFiring::slot)
+			.orElseGet(() -> startedAt.truncatedTo(ChronoUnit.SECONDS));
 		this.runs.record(this.instanceId, scheduledFor, startedAt);
 		logger.info("Daily push for the firing of {} ran on {}", scheduledFor, this.instanceId);
 	}
