@@ -35,6 +35,12 @@ final class HeldLock {
 
 	private volatile long confirmedUntilNanos;
 
+	/** The thread that acquired it, for monitoring. */
+	private final String thread = Thread.currentThread().getName();
+
+	/** Confirmations after the first: renewals. */
+	private final AtomicInteger confirmations = new AtomicInteger(-1);
+
 	private volatile long renewAtNanos;
 
 	HeldLock(LockKeys keys, String owner, long fencingToken, long leaseNanos, boolean renewedByWatchdog,
@@ -80,6 +86,14 @@ final class HeldLock {
 		return this.state.get() == State.HELD;
 	}
 
+	String thread() {
+		return this.thread;
+	}
+
+	int renewals() {
+		return Math.max(0, this.confirmations.get());
+	}
+
 	long confirmedUntilNanos() {
 		return this.confirmedUntilNanos;
 	}
@@ -112,6 +126,7 @@ final class HeldLock {
 
 	/** Redis confirmed, by a request sent at {@code sentAtNanos}, a lease of {@code leaseNanos}. */
 	void confirm(long sentAtNanos, long confirmedLeaseNanos) {
+		this.confirmations.incrementAndGet();
 		this.confirmedUntilNanos = sentAtNanos + confirmedLeaseNanos;
 		this.renewAtNanos = sentAtNanos + confirmedLeaseNanos / 3;
 	}

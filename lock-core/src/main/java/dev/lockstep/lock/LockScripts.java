@@ -8,6 +8,7 @@ import java.util.concurrent.CompletableFuture;
 import io.lettuce.core.ScriptOutputType;
 import org.jspecify.annotations.Nullable;
 
+import dev.lockstep.LockSnapshot;
 import dev.lockstep.redis.LuaScript;
 import dev.lockstep.redis.RedisScripts;
 
@@ -24,6 +25,8 @@ final class LockScripts {
 
 	private static final LuaScript HEARTBEAT = load(ScriptOutputType.MULTI, "heartbeat.lua");
 
+	private static final LuaScript STATE = load(ScriptOutputType.MULTI, "state.lua");
+
 	private final RedisScripts redis;
 
 	private final String channelPrefix;
@@ -35,11 +38,43 @@ final class LockScripts {
 
 	/** Loads the scripts into Redis ahead of the first call; see {@link RedisScripts#preload}. */
 	void preload(Duration wait) {
-		this.redis.preload(List.of(ACQUIRE, RELEASE, CANCEL, RENEW, HEARTBEAT), wait);
+		this.redis.preload(List.of(ACQUIRE, RELEASE, CANCEL, RENEW, HEARTBEAT, STATE), wait);
 	}
 
 	private static LuaScript load(ScriptOutputType output, String name) {
 		return LuaScript.load(LockScripts.class, output, "handoff.lua", name);
+	}
+
+	/** The lock as Redis holds it and the first {@code maxWaiters} queue entries; see state.lua. */
+	CompletableFuture<LockSnapshot.KeyState> state(LockKeys keys, int maxWaiters) {
+		return this.redis.<List<Object>>run(STATE, keys.lockAndQueue(), List.of(Integer.toString(maxWaiters)))
+			.thenApply((reply) -> {
+				String value = text(reply.get(0));
+				long leaseLeft = (Long) reply.get(1);
+				List<String> waiters = new ArrayList<>();
+				for (int i = 3; i < reply.size(); i++) {
+					waiters.add(ownerOfEntry(text(reply.get(i))));
+				}
+				String[] parts = value.split(":");
+				boolean held = parts.length == 3;
+				return new LockSnapshot.KeyState(keys.key(), held ? parts[0] : null, held ? Long.valueOf(parts[2]) : null,
+						(held && leaseLeft >= 0) ? Duration.ofMillis(leaseLeft) : null, waiters, (Long) reply.get(2));
+			});
+	}
+
+	/** The first {@code max} raw queue entries ({@code <instance>:<sequence>:<grant lease>}). */
+	CompletableFuture<List<String>> queue(LockKeys keys, int max) {
+		return this.redis.<List<Object>>run(STATE, keys.lockAndQueue(), List.of(Integer.toString(max)))
+			.thenApply((reply) -> reply.subList(3, reply.size()).stream().map(LockScripts::text).toList());
+	}
+
+	private static String ownerOfEntry(String entry) {
+		int last = entry.lastIndexOf(':');
+		return (last > 0) ? entry.substring(0, last) : entry;
+	}
+
+	private static String text(Object part) {
+		return (part instanceof byte[] bytes) ? new String(bytes, java.nio.charset.StandardCharsets.UTF_8) : String.valueOf(part);
 	}
 
 	/** The token if the lock was taken, 0 if queued ({@code entry} non-empty) or not taken. */

@@ -51,6 +51,11 @@ final class LockWaiters implements MessageListener {
 		return waiter;
 	}
 
+	/** The waiters Redis has queued and that still wait, for monitoring. */
+	java.util.List<Waiter> waiting() {
+		return this.bySequence.values().stream().filter(Waiter::isWaiting).toList();
+	}
+
 	void remove(String sequence, Waiter waiter) {
 		waiter.gone = true;
 		this.bySequence.remove(sequence, waiter);
@@ -177,6 +182,22 @@ final class LockWaiters implements MessageListener {
 			this.keys = keys;
 			this.owner = owner;
 			this.entry = entry;
+		}
+
+		LockKeys keys() {
+			return this.keys;
+		}
+
+		String owner() {
+			return this.owner;
+		}
+
+		String entry() {
+			return this.entry;
+		}
+
+		long queuedAtNanos() {
+			return this.queuedAtNanos;
 		}
 
 		/** Redis answered that this waiter joined the queue. */

@@ -2,6 +2,7 @@ package dev.lockstep.lock;
 
 import java.security.SecureRandom;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 
@@ -17,6 +18,7 @@ import dev.lockstep.LockHandle;
 import dev.lockstep.LockListener;
 import dev.lockstep.LockNotAcquiredException;
 import dev.lockstep.LockService;
+import dev.lockstep.LockSnapshot;
 import dev.lockstep.LockUnavailableException;
 
 /**
@@ -128,6 +130,29 @@ public final class RedisLockService implements LockService, InitializingBean, Sm
 		return this.instance;
 	}
 
+	/** The locks this service holds now, oldest first; for monitoring (see {@link LockSnapshot}). */
+	public List<LockSnapshot.Held> heldLocks() {
+		return running().held();
+	}
+
+	/**
+	 * The calls of this service waiting in a lock's queue now, longest waiting first, with their
+	 * place in the queue (one read of Redis per key waited on); for monitoring.
+	 */
+	public List<LockSnapshot.Waiting> waitingCalls() {
+		return running().waiting();
+	}
+
+	/**
+	 * {@code key} as Redis holds it now, whichever instance holds it: the holder, its token and
+	 * lease left, and the waiters in order (one script that only reads); for monitoring.
+	 * @throws LockUnavailableException when Redis cannot be read
+	 */
+	public LockSnapshot.KeyState keyState(String key) {
+		Assert.hasText(key, "Lock key must not be blank");
+		return running().keyState(key);
+	}
+
 	@Override
 	public void afterPropertiesSet() {
 		start();
@@ -206,6 +231,12 @@ public final class RedisLockService implements LockService, InitializingBean, Sm
 		LockEngine current = this.engine;
 		Assert.state(current != null, () -> "Lock service is not running; cannot lock '" + key + "'");
 		return current.lock(key, waitTime, explicitLease);
+	}
+
+	private LockEngine running() {
+		LockEngine current = this.engine;
+		Assert.state(current != null, "Lock service is not running");
+		return current;
 	}
 
 	static String notAcquiredMessage(String key, Duration waitTime) {

@@ -15,15 +15,20 @@ import dev.lockstep.GuardedJob;
 import dev.lockstep.JobGuardRegistry;
 import dev.lockstep.JobRun;
 import dev.lockstep.JobSkip;
+import dev.lockstep.LockSnapshot;
+import dev.lockstep.lock.RedisLockService;
 
 /**
  * The {@code lockstep} actuator endpoint: this instance and what it coordinates.
  * <ul>
  * <li>{@code GET /actuator/lockstep}: the instance, the Redis mode and a summary;</li>
+ * <li>{@code GET /actuator/lockstep/locks}: the locks this instance holds and its calls waiting;</li>
+ * <li>{@code GET /actuator/lockstep/locks/{key}}: any key, read from Redis: holder, token, lease left, waiters;</li>
  * <li>{@code GET /actuator/lockstep/jobs}: every job this instance guards, with its last run and skip;</li>
  * <li>{@code GET /actuator/lockstep/jobs/{name}}: one job, read from Redis, with its recent history.</li>
  * </ul>
- * Reading costs Redis a few {@code GET}/{@code LRANGE} calls per job; nothing scans the key space.
+ * Reading costs Redis a few {@code GET}/{@code LRANGE} calls per job, one read-only script per key
+ * asked for or waited on; nothing scans the key space.
  */
 @Endpoint(id = "lockstep")
 public final class LockstepEndpoint {
@@ -36,8 +41,18 @@ public final class LockstepEndpoint {
 
 	private final @Nullable RecentLockLosses losses;
 
+	private final @Nullable RedisLockService locks;
+
+	/**
+	 * @param instanceId the lock service's instance id, or null
+	 * @param redisMode {@code standalone}, {@code sentinel} or {@code cluster}
+	 * @param jobGuard the job records, or null without a job guard
+	 * @param losses the locks lost recently, or null
+	 * @param locks Lockstep's lock service, or null for a lock service of the application's own
+	 */
 	public LockstepEndpoint(@Nullable String instanceId, String redisMode, @Nullable JobGuardRegistry jobGuard,
-			@Nullable RecentLockLosses losses) {
+			@Nullable RecentLockLosses losses, @Nullable RedisLockService locks) {
+		this.locks = locks;
 		this.instanceId = instanceId;
 		this.redisMode = redisMode;
 		this.jobGuard = jobGuard;
@@ -54,9 +69,15 @@ public final class LockstepEndpoint {
 				(this.losses != null) ? this.losses.window() : null);
 	}
 
-	/** {@code jobs} or {@code jobs/{name}}; anything else is not found. */
+	/** {@code locks}, {@code locks/{key}}, {@code jobs} or {@code jobs/{name}}; anything else is not found. */
 	@ReadOperation
 	public @Nullable Object part(@Selector(match = Match.ALL_REMAINING) String... path) {
+		if (path.length > 0 && "locks".equals(path[0]) && this.locks != null) {
+			if (path.length == 1) {
+				return new Locks(this.locks.heldLocks(), this.locks.waitingCalls());
+			}
+			return this.locks.keyState(String.join("/", Arrays.copyOfRange(path, 1, path.length)));
+		}
 		if (path.length == 0 || !"jobs".equals(path[0]) || this.jobGuard == null) {
 			return null;
 		}
@@ -87,6 +108,14 @@ public final class LockstepEndpoint {
 	 */
 	public record Overview(@Nullable String instance, @Nullable String jobGuardInstance, String redisMode, List<String> jobs, @Nullable Integer locksLostRecently,
 			@Nullable Duration lossWindow) {
+	}
+
+	/**
+	 * What this instance holds and waits for.
+	 * @param held the locks it holds, oldest first
+	 * @param waiting its calls waiting in a queue, longest waiting first
+	 */
+	public record Locks(List<LockSnapshot.Held> held, List<LockSnapshot.Waiting> waiting) {
 	}
 
 	/**

@@ -48,7 +48,7 @@ public final class LockstepEndpointAutoConfiguration {
 			ObjectProvider<JobGuardRegistry> jobGuard, ObjectProvider<RecentLockLosses> losses) {
 		JobGuardRegistry registry = jobGuard.getIfUnique();
 		return new LockstepEndpoint(instanceId(lockService), redisMode(connectionFactory), registry,
-				losses.getIfUnique());
+				losses.getIfUnique(), (lockService instanceof RedisLockService redis) ? redis : null);
 	}
 
 	/** The id this instance writes into lock owners, or {@code null} for a lock service of the application's own. */

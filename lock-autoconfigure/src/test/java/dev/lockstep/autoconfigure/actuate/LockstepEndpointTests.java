@@ -23,6 +23,7 @@ import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
 
 import dev.lockstep.LockHandle;
 import dev.lockstep.LockService;
@@ -74,6 +75,88 @@ class LockstepEndpointTests {
 		assertThat(job.body()).contains("\"history\":[{").contains("\"succeeded\":true");
 
 		assertThat(get("/actuator/lockstep/nothing-here").status()).isEqualTo(404);
+	}
+
+	@Test
+	void endpointShowsTheLocksThisInstanceHoldsItsWaitingCallsAndAnyKeyFromRedis() throws Exception {
+		start(TestRedis.standalone().host(), TestRedis.standalone().port(),
+				"management.endpoints.web.exposure.include=lockstep");
+		RedisLockService locks = (RedisLockService) this.context.getBean(LockService.class);
+		java.util.concurrent.ExecutorService threads = java.util.concurrent.Executors.newFixedThreadPool(2);
+		try (dev.lockstep.LockHandle held = locks.acquire("tenant-7:invoice-42", Duration.ZERO)) {
+			java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+			java.util.concurrent.Future<?> waiter = threads.submit(() -> {
+				// another instance's call, so that it queues behind this instance's hold
+				try (dev.lockstep.LockHandle second = other().acquire("tenant-7:invoice-42", Duration.ofSeconds(30))) {
+					release.await();
+				}
+				return null;
+			});
+			await().atMost(Duration.ofSeconds(10)).until(() -> locks.keyState("tenant-7:invoice-42").waitersInAll() == 1);
+
+			Response mine = get("/actuator/lockstep/locks");
+			assertThat(mine.status()).isEqualTo(200);
+			assertThat(mine.body()).contains("\"key\":\"tenant-7:invoice-42\"")
+				.contains("\"fencingToken\":" + held.fencingToken())
+				.contains("\"thread\":\"" + Thread.currentThread().getName() + "\"")
+				.contains("\"leaseLeft\":")
+				.contains("\"waiting\":[]");
+
+			Response key = get("/actuator/lockstep/locks/tenant-7:invoice-42");
+			assertThat(key.status()).isEqualTo(200);
+			assertThat(key.body()).contains("\"holderInstance\":\"" + locks.getInstanceId() + "\"")
+				.contains("\"fencingToken\":" + held.fencingToken())
+				.contains("\"waitersInAll\":1")
+				.contains("\"waiters\":[\"" + other().getInstanceId() + ":");
+			release.countDown();
+			held.close();
+			waiter.get(30, TimeUnit.SECONDS);
+		}
+		finally {
+			threads.shutdownNow();
+			if (this.other != null) {
+				this.other.stop();
+			}
+		}
+		Response free = get("/actuator/lockstep/locks/tenant-7:invoice-42");
+		assertThat(free.body()).contains("\"holderInstance\":null").contains("\"waitersInAll\":0");
+	}
+
+	@Test
+	void waitingCallsShowTheirPlaceInTheQueue() throws Exception {
+		start(TestRedis.standalone().host(), TestRedis.standalone().port(),
+				"management.endpoints.web.exposure.include=lockstep");
+		RedisLockService locks = (RedisLockService) this.context.getBean(LockService.class);
+		java.util.concurrent.ExecutorService threads = java.util.concurrent.Executors.newFixedThreadPool(2);
+		try (dev.lockstep.LockHandle held = other().acquire("ledger", Duration.ZERO)) {
+			java.util.concurrent.Future<?> waiter = threads.submit(() -> {
+				locks.acquire("ledger", Duration.ofSeconds(30)).close();
+				return null;
+			});
+			await().atMost(Duration.ofSeconds(10)).until(() -> !locks.waitingCalls().isEmpty());
+			Response mine = get("/actuator/lockstep/locks");
+			assertThat(mine.body()).contains("\"held\":[]").contains("\"waiting\":[{\"key\":\"ledger\"")
+				.contains("\"position\":1").contains("\"waitingSince\":");
+			held.close();
+			waiter.get(30, TimeUnit.SECONDS);
+		}
+		finally {
+			threads.shutdownNow();
+			this.other.stop();
+		}
+	}
+
+	private RedisLockService other;
+
+	/** A second instance on the same Redis and key prefix. */
+	private RedisLockService other() {
+		if (this.other == null) {
+			RedisLockService service = new RedisLockService(this.context.getBean(RedisConnectionFactory.class));
+			service.setKeyPrefix(((RedisLockService) this.context.getBean(LockService.class)).getKeyPrefix());
+			service.start();
+			this.other = service;
+		}
+		return this.other;
 	}
 
 	@Test
