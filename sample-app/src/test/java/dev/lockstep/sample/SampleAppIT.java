@@ -229,6 +229,10 @@ class SampleAppIT {
 		JsonNode jobs = SampleHttp.get(this.a.uri("/actuator/lockstep/jobs")).json();
 		assertThat(jobs.get(0).get("name").asString()).isEqualTo("daily-push");
 		assertThat(jobs.get(0).get("lastRun").get("instance").asString()).isIn("a", "b");
+		JsonNode locks = SampleHttp.get(this.a.uri("/actuator/lockstep/locks")).json();
+		assertThat(locks.get("held").isArray()).isTrue();
+		assertThat(locks.get("waiting").isArray()).isTrue();
+		assertThat(page.body()).contains("/actuator/lockstep/locks");
 		Reply health = SampleHttp.get(this.a.uri("/actuator/health/lockstep"));
 		assertThat(health.status()).isEqualTo(200);
 		assertThat(health.json().get("status").asString()).isEqualTo("UP");
