@@ -9,8 +9,8 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadLocalRandom;
@@ -172,14 +172,13 @@ final class JobRunner {
 
 	private void scheduleTakeover(GuardedJob job, Long slot, JobBody body, Duration delay, int attempt, long until) {
 		if (System.nanoTime() - until > 0) {
-			logger.warn("Job '{}' gave up taking over the firing of {}: the guard stayed held", job.name(),
-					Instant.ofEpochMilli(slot));
+			logger.warn("Job '{}' gave up taking over the firing of {}: the guard stayed held, or Redis unreachable, "
+					+ "past the slot horizon", job.name(), Instant.ofEpochMilli(slot));
 			return;
 		}
 		try {
 			this.timer.schedule(() -> this.takeovers.execute(() -> takeOver(job, slot, body, attempt, until)),
-					delay.toMillis(),
-					TimeUnit.MILLISECONDS);
+					delay.toMillis(), TimeUnit.MILLISECONDS);
 		}
 		catch (RejectedExecutionException ex) {
 			// stopping: the slot is left to the instances still running

@@ -2,6 +2,9 @@ package dev.lockstep.lock;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -24,9 +27,9 @@ import org.springframework.util.Assert;
 import dev.lockstep.LockException;
 import dev.lockstep.LockHandle;
 import dev.lockstep.LockListener;
+import dev.lockstep.LockLostEvent;
 import dev.lockstep.LockSnapshot;
 import dev.lockstep.LockUnavailableException;
-import dev.lockstep.LockLostEvent;
 import dev.lockstep.lock.LockWaiters.Waiter;
 import dev.lockstep.redis.RedisScripts;
 
@@ -263,7 +266,7 @@ final class LockEngine {
 			.map((lock) -> new LockSnapshot.Held(lock.keys().key(), lock.fencingToken(), lock.thread(),
 					wallNow.minusNanos(now - lock.acquiredAtNanos()),
 					Duration.ofNanos(Math.max(0, lock.confirmedUntilNanos() - now)), lock.renewals(), lock.renewedByWatchdog()))
-			.sorted(java.util.Comparator.comparing(LockSnapshot.Held::heldSince))
+			.sorted(Comparator.comparing(LockSnapshot.Held::heldSince))
 			.toList();
 	}
 
@@ -271,8 +274,8 @@ final class LockEngine {
 	List<LockSnapshot.Waiting> waiting() {
 		long now = System.nanoTime();
 		Instant wallNow = Instant.now();
-		Map<LockKeys, List<String>> queues = new java.util.HashMap<>();
-		List<LockSnapshot.Waiting> result = new java.util.ArrayList<>();
+		Map<LockKeys, List<String>> queues = new HashMap<>();
+		List<LockSnapshot.Waiting> result = new ArrayList<>();
 		for (Waiter waiter : this.waiters.waiting()) {
 			List<String> queue = queues.computeIfAbsent(waiter.keys(),
 					(keys) -> this.replies.await(this.scripts.queue(keys, 1000), keys, "reading the queue of", null));
@@ -280,7 +283,7 @@ final class LockEngine {
 			result.add(new LockSnapshot.Waiting(waiter.keys().key(), waiter.owner(),
 					wallNow.minusNanos(now - waiter.queuedAtNanos()), (index >= 0) ? index + 1 : null));
 		}
-		result.sort(java.util.Comparator.comparing(LockSnapshot.Waiting::waitingSince));
+		result.sort(Comparator.comparing(LockSnapshot.Waiting::waitingSince));
 		return result;
 	}
 

@@ -1,8 +1,11 @@
 package dev.lockstep.job;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -23,6 +26,7 @@ import dev.lockstep.lock.RedisConnections;
 import dev.lockstep.redis.RedisScripts;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
 
 /** The job claim's edge cases on a real Redis and real schedulers. */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
@@ -58,7 +62,7 @@ class JobClaimTests {
 
 		final StringRedisTemplate template = new StringRedisTemplate(connectionFactory);
 
-		private final java.util.Map<String, String> owners = new java.util.HashMap<>();
+		private final Map<String, String> owners = new HashMap<>();
 
 		private int sequence;
 
@@ -88,7 +92,7 @@ class JobClaimTests {
 					this.scripts.claim(this.keys, instance, owner, 600_000, slot, takeover, LIVENESS, HORIZON).get());
 			if (!reply.get(0).equals(1L)) {
 				// {outcome, detail, server time}: the time is checked near Redis's own clock, then left out
-				assertThat((Long) reply.get(2)).isCloseTo(System.currentTimeMillis(), org.assertj.core.data.Offset.offset(5_000L));
+				assertThat((Long) reply.get(2)).isCloseTo(System.currentTimeMillis(), within(5_000L));
 				reply = reply.subList(0, 2);
 			}
 			if (reply.get(0).equals(1L)) {
@@ -104,7 +108,7 @@ class JobClaimTests {
 		private static List<Object> decode(List<Object> reply) {
 			List<Object> decoded = new ArrayList<>();
 			for (Object part : reply) {
-				decoded.add((part instanceof byte[] bytes) ? new String(bytes, java.nio.charset.StandardCharsets.UTF_8) : part);
+				decoded.add((part instanceof byte[] bytes) ? new String(bytes, StandardCharsets.UTF_8) : part);
 			}
 			return decoded;
 		}
