@@ -28,4 +28,8 @@ public interface LockListener {
 	default void jobSkipped(String job, String reason) {
 	}
 
+	/** A guarded job ran on this instance for {@code took}; {@code succeeded} is false when it threw. */
+	default void jobRan(String job, Duration took, boolean succeeded) {
+	}
+
 }

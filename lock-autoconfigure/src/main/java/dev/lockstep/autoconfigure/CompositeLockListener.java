@@ -42,6 +42,11 @@ final class CompositeLockListener implements LockListener {
 		each((listener) -> listener.jobSkipped(job, reason));
 	}
 
+	@Override
+	public void jobRan(String job, Duration took, boolean succeeded) {
+		each((listener) -> listener.jobRan(job, took, succeeded));
+	}
+
 	private void each(Consumer<LockListener> event) {
 		this.listeners.forEach(event);
 	}

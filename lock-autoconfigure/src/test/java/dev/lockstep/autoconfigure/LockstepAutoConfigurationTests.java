@@ -221,13 +221,40 @@ class LockstepAutoConfigurationTests {
 
 	@Test
 	void recordsMetricsWhenAMeterRegistryExists() {
-		this.runner.withUserConfiguration(Metrics.class).run((context) -> {
-			context.getBean(LockService.class).acquire("metered", Duration.ZERO).close();
-			MeterRegistry registry = context.getBean(MeterRegistry.class);
-			assertThat(registry.get("lockstep.lock.wait").tag("outcome", "acquired").timer().count()).isEqualTo(1);
-			assertThat(registry.get("lockstep.lock.held").timer().count()).isEqualTo(1);
-		});
+		this.runner.withUserConfiguration(Metrics.class)
+			.withPropertyValues("lockstep.lock.lease-time=1s", "lockstep.heartbeat-interval=100ms")
+			.run((context) -> {
+				RedisLockService lockService = context.getBean(RedisLockService.class);
+				lockService.acquire("metered", Duration.ZERO).close();
+				MeterRegistry registry = context.getBean(MeterRegistry.class);
+				assertThat(registry.get("lockstep.lock.wait").tag("outcome", "acquired").timer().count()).isEqualTo(1);
+				assertThat(registry.get("lockstep.lock.held").timer().count()).isEqualTo(1);
+
+				// not acquired: held by another instance for the whole (zero) wait
+				RedisLockService other = new RedisLockService(context.getBean(RedisConnectionFactory.class));
+				other.setKeyPrefix(lockService.getKeyPrefix());
+				other.start();
+				try (LockHandle held = other.acquire("busy", Duration.ZERO)) {
+					assertThat(lockService.tryAcquire("busy", Duration.ZERO, Duration.ofSeconds(5))).isEmpty();
+				}
+				finally {
+					other.stop();
+				}
+				assertThat(registry.get("lockstep.lock.wait").tag("outcome", "not_acquired").timer().count()).isEqualTo(1);
+
+				// lost: the key vanished from Redis while held
+				LockHandle fragile = lockService.acquire("fragile", Duration.ZERO);
+				StringRedisTemplate redis = new StringRedisTemplate(context.getBean(RedisConnectionFactory.class));
+				redis.afterPropertiesSet();
+				redis.delete(lockService.getKeyPrefix() + "{fragile}");
+				await().atMost(Duration.ofSeconds(10))
+					.until(() -> registry.get("lockstep.lock.lost").counter().count() == 1);
+				fragile.close();
+			});
 		this.runner.run((context) -> assertThat(context).doesNotHaveBean("lockstepMetrics"));
+		this.runner.withUserConfiguration(Metrics.class)
+			.withPropertyValues("lockstep.enabled=false")
+			.run((context) -> assertThat(context).doesNotHaveBean("lockstepMetrics"));
 	}
 
 	@Test

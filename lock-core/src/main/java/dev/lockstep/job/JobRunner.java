@@ -277,6 +277,7 @@ final class JobRunner {
 		this.runs.add(run);
 		ScheduledFuture<?> renewal = null;
 		Throwable failure = null;
+		long startedNanos = System.nanoTime();
 		JobFiring outer = RunningFirings.enter(new JobFiring(job.name(),
 				(slot != null) ? Instant.ofEpochMilli(slot) : null, this.instanceId, attempt, claim.token()));
 		try {
@@ -290,6 +291,7 @@ final class JobRunner {
 		}
 		finally {
 			RunningFirings.exit(outer);
+			this.listener.jobRan(job.name(), Duration.ofNanos(System.nanoTime() - startedNanos), failure == null);
 			if (renewal != null) {
 				renewal.cancel(false);
 			}

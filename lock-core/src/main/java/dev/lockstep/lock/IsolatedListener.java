@@ -61,6 +61,11 @@ public final class IsolatedListener implements LockListener {
 		call((target) -> target.jobSkipped(job, reason));
 	}
 
+	@Override
+	public void jobRan(String job, Duration took, boolean succeeded) {
+		call((target) -> target.jobRan(job, took, succeeded));
+	}
+
 	private void call(Consumer<LockListener> event) {
 		try {
 			event.accept(this.listener);

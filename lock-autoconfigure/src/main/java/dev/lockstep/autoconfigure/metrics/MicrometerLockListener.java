@@ -57,6 +57,12 @@ public class MicrometerLockListener implements LockListener {
 	}
 
 	@Override
+	public void jobRan(String job, Duration took, boolean succeeded) {
+		Timer.builder("lockstep.job.runs").description("Guarded job runs on this instance")
+			.tag("job", job).tag("outcome", succeeded ? "success" : "failure").register(this.registry).record(took);
+	}
+
+	@Override
 	public void jobSkipped(String job, String reason) {
 		Counter.builder("lockstep.job.skipped").description("Guarded job firings left to another instance")
 			.tag("job", job).register(this.registry).increment();

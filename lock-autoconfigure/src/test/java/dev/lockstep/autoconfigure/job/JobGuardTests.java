@@ -167,6 +167,9 @@ class JobGuardTests {
 			assertThat(job.name()).isEqualTo("nightly-export");
 			assertThat(job.lockAtMostFor()).isEqualTo(Duration.ofMinutes(2));
 		});
+		// the run is metered on the instance that ran it, with its outcome
+		await().atMost(Duration.ofSeconds(5)).until(() -> context.getBean(MeterRegistry.class)
+			.find("lockstep.job.runs").tag("job", "nightly-export").tag("outcome", "failure").timer() != null);
 	}
 
 	@Test
