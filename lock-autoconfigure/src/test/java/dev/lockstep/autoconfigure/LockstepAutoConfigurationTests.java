@@ -7,8 +7,12 @@ import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
+import io.micrometer.common.KeyValue;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationHandler;
+import io.micrometer.observation.ObservationRegistry;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -258,6 +262,41 @@ class LockstepAutoConfigurationTests {
 	}
 
 	@Test
+	void annotatedMethodsAreObservedWithTheLocksNameNeverItsKey() {
+		this.runner.withUserConfiguration(AnnotatedBean.class, Observations.class).run((context) -> {
+			Inventory inventory = context.getBean(Inventory.class);
+			inventory.reserve("sku-1");
+			List<Observation.Context> seen = context.getBean(Observations.class).stopped;
+			assertThat(seen).extracting(Observation.Context::getName).containsExactly("lockstep.lock.acquire",
+					"lockstep.lock.hold");
+			assertThat(seen.get(0).getLowCardinalityKeyValue("lockstep.lock.name").getValue()).isEqualTo("Inventory.reserve");
+			assertThat(seen.get(0).getLowCardinalityKeyValue("outcome").getValue()).isEqualTo("acquired");
+			assertThat(seen.get(1).getLowCardinalityKeyValue("lockstep.lock.kind").getValue()).isEqualTo("lock");
+			assertThat(seen).allSatisfy((observed) -> assertThat(observed.getAllKeyValues().stream()
+				.map(KeyValue::getValue)).noneMatch((value) -> value.contains("sku-1")));
+
+			// not acquired: another instance holds the key for the whole wait
+			RedisLockService lockService = context.getBean(RedisLockService.class);
+			RedisLockService other = new RedisLockService(context.getBean(RedisConnectionFactory.class));
+			other.setKeyPrefix(lockService.getKeyPrefix());
+			other.start();
+			seen.clear();
+			try (LockHandle held = other.acquire("Inventory.reserve:sku-2", Duration.ZERO)) {
+				assertThat(org.assertj.core.api.Assertions.catchThrowable(() -> inventory.reserveNow("sku-2")))
+					.isInstanceOf(dev.lockstep.LockNotAcquiredException.class);
+			}
+			finally {
+				other.stop();
+			}
+			assertThat(seen).singleElement().satisfies((observed) -> {
+				assertThat(observed.getName()).isEqualTo("lockstep.lock.acquire");
+				assertThat(observed.getLowCardinalityKeyValue("outcome").getValue()).isEqualTo("not_acquired");
+				assertThat(observed.getError()).isInstanceOf(dev.lockstep.LockNotAcquiredException.class);
+			});
+		});
+	}
+
+	@Test
 	void aLostLockIsPublishedAsAnApplicationEvent() {
 		this.runner.withPropertyValues("lockstep.lock.lease-time=1s", "lockstep.heartbeat-interval=100ms")
 			.withUserConfiguration(LostLocks.class)
@@ -361,6 +400,35 @@ class LockstepAutoConfigurationTests {
 		@DistributedLock(key = "#sku")
 		public String reserve(String sku) {
 			return LockContext.current().map(LockHandle::key).orElse("not locked");
+		}
+
+		@DistributedLock(name = "Inventory.reserve", key = "#sku", waitTime = "0s")
+		public String reserveNow(String sku) {
+			return reserve(sku);
+		}
+
+	}
+
+	/** An observation registry that keeps what it saw stop. */
+	static class Observations {
+
+		final List<Observation.Context> stopped = new CopyOnWriteArrayList<>();
+
+		@Bean
+		ObservationRegistry observationRegistry() {
+			ObservationRegistry registry = ObservationRegistry.create();
+			registry.observationConfig().observationHandler(new ObservationHandler<>() {
+				@Override
+				public boolean supportsContext(Observation.Context context) {
+					return true;
+				}
+
+				@Override
+				public void onStop(Observation.Context context) {
+					Observations.this.stopped.add(context);
+				}
+			});
+			return registry;
 		}
 
 	}

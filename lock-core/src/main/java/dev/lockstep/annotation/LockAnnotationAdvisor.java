@@ -3,6 +3,7 @@ package dev.lockstep.annotation;
 import java.lang.reflect.Method;
 import java.time.Duration;
 
+import io.micrometer.observation.ObservationRegistry;
 import org.aopalliance.aop.Advice;
 
 import org.springframework.aop.Pointcut;
@@ -53,6 +54,7 @@ public final class LockAnnotationAdvisor extends AbstractPointcutAdvisor impleme
 		if (beanFactory instanceof ConfigurableBeanFactory configurable) {
 			this.methods.setBeanFactory(configurable);
 		}
+		this.interceptor.setObservations(beanFactory.getBeanProvider(ObservationRegistry.class));
 	}
 
 	@Override

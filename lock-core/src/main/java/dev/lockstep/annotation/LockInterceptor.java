@@ -3,6 +3,8 @@ package dev.lockstep.annotation;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationRegistry;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
 import org.jspecify.annotations.Nullable;
@@ -30,9 +32,28 @@ final class LockInterceptor implements MethodInterceptor {
 
 	private final ObjectProvider<LockService> lockService;
 
+	private volatile @Nullable ObjectProvider<ObservationRegistry> observationProvider;
+
+	private volatile @Nullable ObservationRegistry observations;
+
 	LockInterceptor(LockedMethods methods, ObjectProvider<LockService> lockService) {
 		this.methods = methods;
 		this.lockService = lockService;
+	}
+
+	/** Where to find the application's {@link ObservationRegistry}, if it has one; resolved on first call. */
+	void setObservations(ObjectProvider<ObservationRegistry> observations) {
+		this.observationProvider = observations;
+	}
+
+	private ObservationRegistry observations() {
+		ObservationRegistry current = this.observations;
+		if (current == null) {
+			ObjectProvider<ObservationRegistry> provider = this.observationProvider;
+			current = (provider != null) ? provider.getIfUnique(() -> ObservationRegistry.NOOP) : ObservationRegistry.NOOP;
+			this.observations = current;
+		}
+		return current;
 	}
 
 	@Override
@@ -43,21 +64,65 @@ final class LockInterceptor implements MethodInterceptor {
 		if (method == null) {
 			return invocation.proceed();
 		}
-		LockHandle handle = acquire(method, method.lockKey(invocation.getArguments()));
+		String key = method.lockKey(invocation.getArguments());
+		ObservationRegistry observations = observations();
+		LockHandle handle = observedAcquire(method, key, observations);
+		Observation hold = LockObservations.hold(method, observations).start();
 		Object result;
-		try {
+		try (Observation.Scope scope = hold.openScope()) {
 			result = invocation.proceed();
 		}
 		catch (Throwable ex) {
 			handle.close();
+			hold.error(ex);
+			hold.stop();
 			throw ex;
 		}
 		if (method.mayCompleteLater() && result instanceof CompletionStage<?> stage) {
 			ThreadLocks.detach(handle);
-			return releaseWhenComplete(stage, handle, method.returnType());
+			return releaseWhenComplete(stage, new ObservedHandle(handle, hold), method.returnType());
 		}
 		handle.close();
+		hold.stop();
 		return result;
+	}
+
+	/** Acquires inside a {@code lockstep.lock.acquire} observation whose outcome says how it went. */
+	private LockHandle observedAcquire(LockedMethod method, String key, ObservationRegistry observations) {
+		Observation acquire = LockObservations.acquire(method, observations).start();
+		try {
+			LockHandle handle = acquire(method, key);
+			acquire.lowCardinalityKeyValue(LockObservations.OUTCOME, "acquired");
+			return handle;
+		}
+		catch (LockNotAcquiredException ex) {
+			acquire.lowCardinalityKeyValue(LockObservations.OUTCOME, "not_acquired");
+			acquire.error(ex);
+			throw ex;
+		}
+		catch (RuntimeException ex) {
+			acquire.lowCardinalityKeyValue(LockObservations.OUTCOME, "unavailable");
+			acquire.error(ex);
+			throw ex;
+		}
+		finally {
+			acquire.stop();
+		}
+	}
+
+	/** Closing it releases the lock and ends the hold's observation. */
+	private record ObservedHandle(LockHandle handle, Observation hold) implements AutoCloseable {
+
+		@Override
+		public void close() {
+			try {
+				this.handle.close();
+			}
+			finally {
+				this.hold.stop();
+			}
+		}
+
 	}
 
 	/**
@@ -68,7 +133,7 @@ final class LockInterceptor implements MethodInterceptor {
 	 * method's stage too, and the lock is still released only once that stage has completed, so the
 	 * work never runs unlocked.
 	 */
-	private static Object releaseWhenComplete(CompletionStage<?> stage, LockHandle handle, Class<?> returnType) {
+	private static Object releaseWhenComplete(CompletionStage<?> stage, ObservedHandle handle, Class<?> returnType) {
 		CompletableFuture<Object> forCaller = new CompletableFuture<>();
 		// Released off the completing thread: that may be a Redis client thread, which must not
 		// wait for its own reply.

@@ -5,6 +5,7 @@ import java.util.concurrent.CompletionStage;
 
 import org.jspecify.annotations.Nullable;
 
+import dev.lockstep.SerialGroups;
 import dev.lockstep.spel.KeyExpression;
 
 /**
@@ -22,6 +23,12 @@ record LockedMethod(String source, String namespace, KeyExpression key, Duration
 
 	String lockKey(@Nullable Object[] arguments) {
 		return this.namespace + ":" + this.key.evaluate(arguments);
+	}
+
+	/** The lock's or group's name as the annotation gives it (no group prefix): a low-cardinality tag. */
+	String name() {
+		return (this.group && this.namespace.startsWith(SerialGroups.LOCK_KEY_PREFIX))
+				? this.namespace.substring(SerialGroups.LOCK_KEY_PREFIX.length()) : this.namespace;
 	}
 
 	boolean mayCompleteLater() {

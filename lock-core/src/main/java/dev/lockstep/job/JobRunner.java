@@ -17,6 +17,8 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationRegistry;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -79,11 +81,14 @@ final class JobRunner {
 
 	private volatile boolean accepting = true;
 
+	private final ObservationRegistry observations;
+
 	/** When each job last warned about clock skew (nano time). */
 	private final Map<String, Long> skewWarnings = new ConcurrentHashMap<>();
 
 	JobRunner(JobScripts scripts, String keyPrefix, String instanceId, Duration skewTolerance, Duration commandTimeout,
-			LockListener listener) {
+			LockListener listener, ObservationRegistry observations) {
+		this.observations = observations;
 		this.scripts = scripts;
 		// every run schedules a renewal and cancels it when it ends: do not keep the cancelled ones queued
 		this.timer.setRemoveOnCancelPolicy(true);
@@ -283,7 +288,7 @@ final class JobRunner {
 		try {
 			long renewEvery = Math.max(1, job.lockAtMostFor().toMillis() / 3);
 			renewal = this.timer.scheduleAtFixedRate(() -> renew(run), renewEvery, renewEvery, TimeUnit.MILLISECONDS);
-			return body.run();
+			return observed(job, attempt, body);
 		}
 		catch (Throwable ex) {
 			failure = ex;
@@ -301,6 +306,28 @@ final class JobRunner {
 				logger.warn("Job '{}' no longer held its guard when it finished; it ran longer than it could renew", job.name());
 			}
 			this.runs.remove(run);
+		}
+	}
+
+	/** Runs the body inside a {@code lockstep.job.run} observation (job, outcome, takeover: low cardinality). */
+	private @Nullable Object observed(GuardedJob job, int attempt, JobBody body) throws Throwable {
+		Observation observation = Observation.createNotStarted("lockstep.job.run", this.observations)
+			.contextualName("job " + job.name())
+			.lowCardinalityKeyValue("lockstep.job.name", job.name())
+			.lowCardinalityKeyValue("lockstep.job.takeover", Boolean.toString(attempt > 1))
+			.start();
+		try (Observation.Scope scope = observation.openScope()) {
+			Object result = body.run();
+			observation.lowCardinalityKeyValue("outcome", "success");
+			return result;
+		}
+		catch (Throwable ex) {
+			observation.lowCardinalityKeyValue("outcome", "failure");
+			observation.error(ex);
+			throw ex;
+		}
+		finally {
+			observation.stop();
 		}
 	}
 

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
 
+import io.micrometer.observation.ObservationRegistry;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -40,6 +41,8 @@ public final class RedisJobGuard implements JobGuardRegistry, SmartLifecycle {
 	private String instanceId = defaultInstanceId();
 
 	private Duration skewTolerance = Duration.ofSeconds(10);
+
+	private ObservationRegistry observations = ObservationRegistry.NOOP;
 
 	private Duration shutdownTimeout = Duration.ofSeconds(30);
 
@@ -98,6 +101,14 @@ public final class RedisJobGuard implements JobGuardRegistry, SmartLifecycle {
 		this.listener = new IsolatedListener(listener);
 	}
 
+	/**
+	 * Where guarded runs are observed ({@code lockstep.job.run}, tagged with the job's name, the
+	 * outcome and whether the run is a takeover); default none.
+	 */
+	public void setObservationRegistry(ObservationRegistry observations) {
+		this.observations = observations;
+	}
+
 	@Override
 	public String instanceId() {
 		return this.instanceId;
@@ -133,7 +144,7 @@ public final class RedisJobGuard implements JobGuardRegistry, SmartLifecycle {
 		JobScripts scripts = new JobScripts(this.redis);
 		scripts.preload(this.commandTimeout);
 		JobRunner runner = new JobRunner(scripts, this.keyPrefix, this.instanceId, this.skewTolerance,
-				this.commandTimeout, this.listener);
+				this.commandTimeout, this.listener, this.observations);
 		runner.announce(this::jobs);
 		this.runner = runner;
 		List<GuardedJob> jobs = jobs();

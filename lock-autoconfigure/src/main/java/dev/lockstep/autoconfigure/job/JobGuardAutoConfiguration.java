@@ -2,6 +2,8 @@ package dev.lockstep.autoconfigure.job;
 
 import java.util.List;
 
+import io.micrometer.observation.ObservationRegistry;
+
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -57,13 +59,14 @@ public final class JobGuardAutoConfiguration {
 	@Fallback
 	@ConditionalOnMissingBean(RedisJobGuard.class)
 	RedisJobGuard jobGuard(RedisConnectionFactory connectionFactory, JobGuardAdvisor advisor, LockstepProperties properties,
-			ObjectProvider<LockListener> listeners, Environment environment) {
+			ObjectProvider<LockListener> listeners, ObjectProvider<ObservationRegistry> observations, Environment environment) {
 		RedisJobGuard jobGuard = new RedisJobGuard(connectionFactory, advisor);
 		LockstepProperties.JobGuard settings = properties.getJobGuard();
 		jobGuard.setKeyPrefix(properties.getKeyPrefix() + scope(settings, environment));
 		jobGuard.setCommandTimeout(properties.getCommandTimeout());
 		jobGuard.setSkewTolerance(settings.getSkewTolerance());
 		jobGuard.setShutdownTimeout(settings.getShutdownTimeout());
+		jobGuard.setObservationRegistry(observations.getIfUnique(() -> ObservationRegistry.NOOP));
 		if (settings.getInstanceId() != null) {
 			jobGuard.setInstanceId(settings.getInstanceId());
 		}

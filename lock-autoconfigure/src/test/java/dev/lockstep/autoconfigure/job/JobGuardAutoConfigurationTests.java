@@ -66,6 +66,35 @@ class JobGuardAutoConfigurationTests {
 	}
 
 	@Test
+	void guardedRunsAreObservedWithTheJobsNameAndOutcome() {
+		java.util.List<io.micrometer.observation.Observation.Context> stopped = new java.util.concurrent.CopyOnWriteArrayList<>();
+		io.micrometer.observation.ObservationRegistry observations = io.micrometer.observation.ObservationRegistry.create();
+		observations.observationConfig().observationHandler(new io.micrometer.observation.ObservationHandler<>() {
+			@Override
+			public boolean supportsContext(io.micrometer.observation.Observation.Context context) {
+				return true;
+			}
+
+			@Override
+			public void onStop(io.micrometer.observation.Observation.Context context) {
+				stopped.add(context);
+			}
+		});
+		this.runner.withUserConfiguration(Nightly.class)
+			.withBean(io.micrometer.observation.ObservationRegistry.class, () -> observations)
+			.withPropertyValues("lockstep.key-prefix=obs" + System.nanoTime() + ":")
+			.run((context) -> {
+				context.getBean(Nightly.class).export();
+				assertThat(stopped).filteredOn((observed) -> observed.getName().equals("lockstep.job.run")).singleElement()
+					.satisfies((observed) -> {
+						assertThat(observed.getLowCardinalityKeyValue("lockstep.job.name").getValue()).isEqualTo("nightly");
+						assertThat(observed.getLowCardinalityKeyValue("outcome").getValue()).isEqualTo("success");
+						assertThat(observed.getLowCardinalityKeyValue("lockstep.job.takeover").getValue()).isEqualTo("false");
+					});
+			});
+	}
+
+	@Test
 	void backsOffForTheApplicationsOwnGuard() {
 		this.runner.withUserConfiguration(OwnGuard.class).run((context) -> {
 			assertThat(context).hasSingleBean(RedisJobGuard.class);
