@@ -22,11 +22,17 @@ final class LockObservations {
 	}
 
 	static Observation acquire(LockedMethod method, ObservationRegistry registry) {
+		if (registry.isNoop()) {
+			return Observation.NOOP;
+		}
 		return tagged(Observation.createNotStarted("lockstep.lock.acquire", registry), method)
 			.contextualName("lock " + method.name());
 	}
 
 	static Observation hold(LockedMethod method, ObservationRegistry registry) {
+		if (registry.isNoop()) {
+			return Observation.NOOP;
+		}
 		return tagged(Observation.createNotStarted("lockstep.lock.hold", registry), method)
 			.contextualName("locked " + method.name());
 	}
