@@ -1,10 +1,6 @@
 package dev.lockstep.lock;
 
 import java.time.Duration;
-import java.time.Instant;
-import java.util.ArrayList;
-import java.util.Comparator;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -28,7 +24,6 @@ import dev.lockstep.LockException;
 import dev.lockstep.LockHandle;
 import dev.lockstep.LockListener;
 import dev.lockstep.LockLostEvent;
-import dev.lockstep.LockSnapshot;
 import dev.lockstep.LockUnavailableException;
 import dev.lockstep.lock.LockWaiters.Waiter;
 import dev.lockstep.redis.RedisScripts;
@@ -257,40 +252,9 @@ final class LockEngine {
 		}
 	}
 
-	/** The locks held now, for monitoring. */
-	List<LockSnapshot.Held> held() {
-		long now = System.nanoTime();
-		Instant wallNow = Instant.now();
-		return this.active.values().stream()
-			.filter(HeldLock::isActive)
-			.map((lock) -> new LockSnapshot.Held(lock.keys().key(), lock.fencingToken(), lock.thread(),
-					wallNow.minusNanos(now - lock.acquiredAtNanos()),
-					Duration.ofNanos(Math.max(0, lock.confirmedUntilNanos() - now)), lock.renewals(), lock.renewedByWatchdog()))
-			.sorted(Comparator.comparing(LockSnapshot.Held::heldSince))
-			.toList();
-	}
-
-	/** The calls waiting now, with their place in each queue (one LRANGE of the first thousand per key). */
-	List<LockSnapshot.Waiting> waiting() {
-		long now = System.nanoTime();
-		Instant wallNow = Instant.now();
-		Map<LockKeys, List<String>> queues = new HashMap<>();
-		List<LockSnapshot.Waiting> result = new ArrayList<>();
-		for (Waiter waiter : this.waiters.waiting()) {
-			List<String> queue = queues.computeIfAbsent(waiter.keys(),
-					(keys) -> this.replies.await(this.scripts.queue(keys, 1000), keys, "reading the queue of", null));
-			int index = queue.indexOf(waiter.entry());
-			result.add(new LockSnapshot.Waiting(waiter.keys().key(), waiter.owner(),
-					wallNow.minusNanos(now - waiter.queuedAtNanos()), (index >= 0) ? index + 1 : null));
-		}
-		result.sort(Comparator.comparing(LockSnapshot.Waiting::waitingSince));
-		return result;
-	}
-
-	/** Any key as Redis holds it: GET, PTTL and the start of the queue. */
-	LockSnapshot.KeyState keyState(String key) {
-		LockKeys keys = LockKeys.of(this.keyPrefix, key);
-		return this.replies.await(this.scripts.state(keys, 100), keys, "reading", null);
+	/** What this engine holds and waits for, and any key's state, for monitoring. */
+	LockViews views() {
+		return new LockViews(this.keyPrefix, this.active.values(), this.waiters, this.scripts, this.replies);
 	}
 
 	/** What one queueing gave: the lock, nothing, or nothing yet (queue again while the wait lasts). */

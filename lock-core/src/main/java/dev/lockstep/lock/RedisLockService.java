@@ -132,7 +132,7 @@ public final class RedisLockService implements LockService, InitializingBean, Sm
 
 	/** The locks this service holds now, oldest first; for monitoring (see {@link LockSnapshot}). */
 	public List<LockSnapshot.Held> heldLocks() {
-		return running().held();
+		return running().views().held();
 	}
 
 	/**
@@ -140,7 +140,7 @@ public final class RedisLockService implements LockService, InitializingBean, Sm
 	 * place in the queue (one read of Redis per key waited on); for monitoring.
 	 */
 	public List<LockSnapshot.Waiting> waitingCalls() {
-		return running().waiting();
+		return running().views().waiting();
 	}
 
 	/**
@@ -150,7 +150,7 @@ public final class RedisLockService implements LockService, InitializingBean, Sm
 	 */
 	public LockSnapshot.KeyState keyState(String key) {
 		Assert.hasText(key, "Lock key must not be blank");
-		return running().keyState(key);
+		return running().views().keyState(key);
 	}
 
 	@Override
