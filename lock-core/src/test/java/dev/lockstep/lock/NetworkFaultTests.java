@@ -23,6 +23,8 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 import dev.lockstep.LockException;
+import dev.lockstep.LockListener;
+import dev.lockstep.LockLostEvent;
 import dev.lockstep.LockUnavailableException;
 import dev.lockstep.testing.FaultProxy;
 import dev.lockstep.testing.TestRedis;
@@ -58,6 +60,9 @@ class NetworkFaultTests {
 	private String prefix;
 
 	private StringRedisTemplate direct;
+
+	/** Locks reported lost (a holder whose renewals a fault kept from Redis past its lease). */
+	private final AtomicInteger lost = new AtomicInteger();
 
 	@BeforeEach
 	void prepare() {
@@ -128,8 +133,15 @@ class NetworkFaultTests {
 		assertNothingLeftInRedis();
 	}
 
+	/**
+	 * Also the soak run: {@code ./mvnw -pl lock-core -am verify -Psoak} runs it for 10 minutes with
+	 * 32 threads per instance ({@code -Dlockstep.faults.seconds}, {@code -Dlockstep.faults.threads}).
+	 */
 	@Test
+	@Timeout(value = 900, unit = TimeUnit.SECONDS)
 	void connectionsCutAtRandomPointsOfAContendedRunNeverGiveTwoHoldersAndLeaveNothingBehind() throws Exception {
+		int seconds = Integer.getInteger("lockstep.faults.seconds", 15);
+		int threads = Integer.getInteger("lockstep.faults.threads", 5);
 		List<RedisLockService> instances = new ArrayList<>();
 		for (int i = 0; i < 3; i++) {
 			FaultProxy proxy = FaultProxy.start(TestRedis.standalone().host(), TestRedis.standalone().port());
@@ -137,9 +149,10 @@ class NetworkFaultTests {
 			instances.add(service(proxy));
 		}
 		Random random = new Random(11);
-		Run run = new Run(instances, 5, List.of("hot-0", "hot-1"));
+		Run run = new Run(instances, threads, List.of("hot-0", "hot-1"));
 		run.start();
-		long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
+		long started = System.nanoTime();
+		long until = started + TimeUnit.SECONDS.toNanos(seconds);
 		while (System.nanoTime() < until) {
 			Thread.sleep(300 + random.nextInt(1200));
 			if (random.nextInt(3) == 0) {
@@ -150,6 +163,10 @@ class NetworkFaultTests {
 			}
 		}
 		run.stop();
+		System.out.printf("Cut run: %d s, 3 instances x %d threads, %d cuts: %d sections, %d overlaps, %d locks lost, "
+				+ "longest call %d ms, failures %s%n", TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started), threads,
+				this.proxies.stream().mapToInt(FaultProxy::cuts).sum(), run.sections.runs.get(), run.sections.overlaps.get(),
+				this.lost.get(), TimeUnit.NANOSECONDS.toMillis(run.longestCallNanos.get()), run.failures);
 
 		assertThat(run.sections.overlaps).as("overlapping sections").hasValue(0);
 		assertThat(this.proxies.stream().mapToInt(FaultProxy::cuts).sum()).as("cuts").isGreaterThanOrEqualTo(10);
@@ -172,6 +189,12 @@ class NetworkFaultTests {
 			settings.setCommandTimeout(COMMAND_TIMEOUT);
 			settings.setLeaseTime(LEASE);
 			settings.setHeartbeatInterval(Duration.ofMillis(250));
+			settings.setListener(new LockListener() {
+				@Override
+				public void lost(LockLostEvent event) {
+					NetworkFaultTests.this.lost.incrementAndGet();
+				}
+			});
 		});
 		this.services.add(service);
 		return service;
