@@ -133,10 +133,7 @@ class NetworkFaultTests {
 		assertNothingLeftInRedis();
 	}
 
-	/**
-	 * Also the soak run: {@code ./mvnw -pl lock-core -am verify -Psoak} runs it for 10 minutes with
-	 * 32 threads per instance ({@code -Dlockstep.faults.seconds}, {@code -Dlockstep.faults.threads}).
-	 */
+	/** The same across real processes, and the soak run: {@code process.ConnectionCutProcessTests}. */
 	@Test
 	@Timeout(value = 900, unit = TimeUnit.SECONDS)
 	void connectionsCutAtRandomPointsOfAContendedRunNeverGiveTwoHoldersAndLeaveNothingBehind() throws Exception {

@@ -3,9 +3,8 @@ package dev.lockstep.lock.process;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -28,9 +27,6 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 @Timeout(value = 300, unit = TimeUnit.SECONDS)
 class CrossProcessMutualExclusionTests {
-
-	private static final Pattern SUMMARY = Pattern
-		.compile("SUMMARY sections=(\\d+) overlaps=(\\d+) regressions=(\\d+) lost=(\\d+) errors=(\\d+) millis=(\\d+)");
 
 	private static final Duration RUN_LIMIT = Duration.ofSeconds(240);
 
@@ -125,28 +121,10 @@ class CrossProcessMutualExclusionTests {
 		return summaries;
 	}
 
-	/** The summary line; the output reader may still be draining the pipe just after the exit. */
 	private static Summary summary(JavaProcess process) {
-		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-		while (true) {
-			for (String line : process.lines()) {
-				Matcher matcher = SUMMARY.matcher(line);
-				if (matcher.find()) {
-					return new Summary(Long.parseLong(matcher.group(1)), Long.parseLong(matcher.group(2)),
-							Long.parseLong(matcher.group(3)), Long.parseLong(matcher.group(4)), Long.parseLong(matcher.group(5)),
-							Long.parseLong(matcher.group(6)));
-				}
-			}
-			assertThat(System.nanoTime() - deadline).as("summary line of %s. Output:%n%s", process, process.output())
-				.isNegative();
-			try {
-				Thread.sleep(20);
-			}
-			catch (InterruptedException ex) {
-				Thread.currentThread().interrupt();
-				throw new IllegalStateException(ex);
-			}
-		}
+		Map<String, Long> values = LockingWorker.summary(process);
+		return new Summary(values.get("sections"), values.get("overlaps"), values.get("regressions"), values.get("lost"),
+				values.get("errors"), values.get("millis"));
 	}
 
 	/** What one worker process reports. */
