@@ -6,7 +6,11 @@ import java.util.List;
 import java.util.UUID;
 import java.util.function.Consumer;
 
+import io.lettuce.core.cluster.ClusterClientOptions;
+import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
+
 import org.springframework.data.redis.connection.RedisClusterConfiguration;
+import org.springframework.data.redis.connection.RedisSentinelConfiguration;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
@@ -31,6 +35,22 @@ public final class RedisConnections {
 
 	public static LettuceConnectionFactory cluster(RedisCluster cluster) {
 		RedisClusterConfiguration configuration = new RedisClusterConfiguration(Arrays.asList(cluster.nodeList().split(",")));
+		// as an application on a cluster that fails over would: the topology refreshed on MOVED, on reconnects and every second
+		ClusterTopologyRefreshOptions refresh = ClusterTopologyRefreshOptions.builder()
+			.enableAllAdaptiveRefreshTriggers()
+			.enablePeriodicRefresh(Duration.ofSeconds(1))
+			.build();
+		LettuceClientConfiguration client = LettuceClientConfiguration.builder()
+			.commandTimeout(Duration.ofSeconds(10))
+			.clientOptions(ClusterClientOptions.builder().topologyRefreshOptions(refresh).build())
+			.build();
+		return started(new LettuceConnectionFactory(configuration, client));
+	}
+
+	/** Connects to the master that the Sentinel at {@code host:port} names for {@code masterName}. */
+	public static LettuceConnectionFactory sentinel(String masterName, String host, int port) {
+		RedisSentinelConfiguration configuration = new RedisSentinelConfiguration().master(masterName)
+			.sentinel(host, port);
 		return started(new LettuceConnectionFactory(configuration, clientConfiguration()));
 	}
 

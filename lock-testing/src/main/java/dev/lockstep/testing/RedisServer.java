@@ -90,8 +90,17 @@ public final class RedisServer implements AutoCloseable {
 	 * a quorum of one and a two-second down-after time.
 	 */
 	public static RedisServer startSentinel(String masterName, RedisServer master) {
-		return launchNew("sentinel monitor " + masterName + " " + master.host() + " " + master.port() + " 1\n"
-				+ "sentinel down-after-milliseconds " + masterName + " 2000\n"
+		return startSentinel(masterName, master, 1, Duration.ofSeconds(2));
+	}
+
+	/**
+	 * Starts a Sentinel on a free port that monitors {@code master} under {@code masterName}, with
+	 * the given quorum and down-after time: several of these, started for one master, find each
+	 * other through it and elect one of them to run a failover.
+	 */
+	public static RedisServer startSentinel(String masterName, RedisServer master, int quorum, Duration downAfter) {
+		return launchNew("sentinel monitor " + masterName + " " + master.host() + " " + master.port() + " " + quorum + "\n"
+				+ "sentinel down-after-milliseconds " + masterName + " " + downAfter.toMillis() + "\n"
 				+ "sentinel failover-timeout " + masterName + " 10000\n", "--sentinel");
 	}
 
