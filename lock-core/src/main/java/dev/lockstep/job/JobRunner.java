@@ -83,6 +83,9 @@ final class JobRunner {
 
 	private final ObservationRegistry observations;
 
+	/** Per job, the last firing skipped because Redis could not be reached, until it is recorded there. */
+	private final Map<String, UnrecordedSkip> unrecordedSkips = new ConcurrentHashMap<>();
+
 	/** When each job last warned about clock skew (nano time). */
 	private final Map<String, Long> skewWarnings = new ConcurrentHashMap<>();
 
@@ -103,6 +106,7 @@ final class JobRunner {
 	void announce(java.util.function.Supplier<List<GuardedJob>> jobs) {
 		this.timer.scheduleWithFixedDelay(() -> {
 			for (GuardedJob job : jobs.get()) {
+				recordUnrecordedSkip(job);
 				this.scripts.member(keys(job), this.instanceId, true, RETENTION_MILLIS).whenComplete((done, error) -> {
 					if (error != null) {
 						logger.debug("Could not announce instance for job '{}'", job.name(), error);
@@ -264,6 +268,7 @@ final class JobRunner {
 	}
 
 	private @Nullable Claim claim(GuardedJob job, @Nullable Long slot, boolean takeover) {
+		recordUnrecordedSkip(job);
 		String owner = this.instanceId + ":" + this.nonce + Long.toString(this.sequence.incrementAndGet(), 36);
 		List<Object> reply = await(this.scripts.claim(keys(job), this.instanceId, owner, job.lockAtMostFor().toMillis(),
 				slot, takeover, MEMBERSHIP_INTERVAL.toMillis() * 3, horizonMillis()), job, "claiming a firing of");
@@ -271,9 +276,29 @@ final class JobRunner {
 			// The claim may still reach Redis later: undo it then, so that the slot is not lost and the
 			// guard not held for lockAtMostFor by an owner nobody renews.
 			this.scripts.unclaim(keys(job), owner, this.instanceId, slot);
+			if (!takeover) {
+				String reason = "Redis could not be reached within lockstep.command-timeout ("
+						+ JobDefinitions.format(this.commandTimeout) + ")";
+				this.unrecordedSkips.put(job.name(), new UnrecordedSkip(slot, System.currentTimeMillis(), reason));
+				skipped(job, reason);
+			}
 			return null;
 		}
 		return Claim.of(owner, reply);
+	}
+
+	/** Records in Redis the last firing skipped while it could not be reached, once it can be again. */
+	private void recordUnrecordedSkip(GuardedJob job) {
+		UnrecordedSkip skip = this.unrecordedSkips.get(job.name());
+		if (skip == null) {
+			return;
+		}
+		this.scripts.skip(keys(job), this.instanceId, skip.atMillis(), skip.slot(), skip.reason())
+			.whenComplete((recorded, error) -> {
+				if (error == null) {
+					this.unrecordedSkips.remove(job.name(), skip);
+				}
+			});
 	}
 
 	private @Nullable Object runClaimed(GuardedJob job, @Nullable Long slot, Claim claim, JobBody body, int attempt)
@@ -393,6 +418,10 @@ final class JobRunner {
 
 		@Nullable Object run() throws Throwable;
 
+	}
+
+	/** A firing skipped while Redis could not be reached. */
+	private record UnrecordedSkip(@Nullable Long slot, long atMillis, String reason) {
 	}
 
 	/** A run in progress. */

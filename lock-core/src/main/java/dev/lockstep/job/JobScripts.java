@@ -25,6 +25,8 @@ final class JobScripts {
 	private static final LuaScript RENEW = LuaScript.load(JobScripts.class, ScriptOutputType.MULTI, SHARED,
 			"job-renew.lua");
 
+	private static final LuaScript SKIP = LuaScript.load(JobScripts.class, ScriptOutputType.INTEGER, "job-skip.lua");
+
 	private static final LuaScript MEMBER = LuaScript.load(JobScripts.class, ScriptOutputType.INTEGER, "job-member.lua");
 
 	private final RedisScripts redis;
@@ -35,7 +37,7 @@ final class JobScripts {
 
 	/** Loads the scripts into Redis ahead of the first call; see {@link RedisScripts#preload}. */
 	void preload(Duration wait) {
-		this.redis.preload(List.of(CLAIM, UNCLAIM, FINISH, RENEW, MEMBER), wait);
+		this.redis.preload(List.of(CLAIM, UNCLAIM, FINISH, RENEW, SKIP, MEMBER), wait);
 	}
 
 	/** {1, token, start}, {0, reason, now}, {2, chosen instance, now} or {3, reason, now}; see job-claim.lua. */
@@ -63,6 +65,12 @@ final class JobScripts {
 	/** {1} when the run still owned the guard and its lease was extended, {0} otherwise. */
 	CompletableFuture<List<Long>> renew(JobKeys keys, String owner, long leaseMillis) {
 		return this.redis.run(RENEW, List.of(keys.guard()), List.of(owner, Long.toString(leaseMillis)));
+	}
+
+	/** Records a skip made while Redis could not be reached: 1, or 0 when a later skip is recorded already. */
+	CompletableFuture<Long> skip(JobKeys keys, String instance, long atMillis, @Nullable Long slot, String reason) {
+		return this.redis.run(SKIP, List.of(keys.state()), List.of(instance, Long.toString(atMillis),
+				(slot != null) ? slot.toString() : "", reason));
 	}
 
 	CompletableFuture<Long> member(JobKeys keys, String instance, boolean join, long retentionMillis) {

@@ -115,6 +115,37 @@ class JobClaimTests {
 
 	}
 
+	/**
+	 * Skips recorded late (made while Redis could not be reached) interleaved at random with skips
+	 * the claim records as they happen, seeded: the recorded skip is always the latest one, and a
+	 * late record never replaces a later skip ({@code -Dlockstep.jobskip.seed} repeats a run).
+	 */
+	@Test
+	void aSkipRecordedLateNeverReplacesALaterOne() throws Exception {
+		long seed = Long.getLong("lockstep.jobskip.seed", System.nanoTime());
+		java.util.Random random = new java.util.Random(seed);
+		try (RedisScripts redis = new RedisScripts(connectionFactory)) {
+			Job job = new Job(new JobScripts(redis), "skips", "a", "b");
+			job.claim("a", SLOT);
+			long recordedAt = 0;
+			for (int i = 0; i < 400; i++) {
+				if (random.nextInt(4) == 0) {
+					// a skip as it happens: slot SLOT ran on a already, so b's claim records a skip at Redis's time
+					job.claim("b", SLOT);
+					recordedAt = Long.parseLong((String) job.template.opsForHash().get(job.keys.state(), "skip.at"));
+				}
+				else {
+					long at = System.currentTimeMillis() + random.nextInt(20_000) - 10_000;
+					long outcome = job.scripts.skip(job.keys, "c", at, SLOT - PERIOD, "Redis unreachable " + i).get();
+					assertThat(outcome).as("seed %d, step %d", seed, i).isEqualTo((at >= recordedAt) ? 1L : 0L);
+					recordedAt = Math.max(recordedAt, at);
+				}
+				assertThat(job.template.opsForHash().get(job.keys.state(), "skip.at")).as("seed %d, step %d", seed, i)
+					.isEqualTo(Long.toString(recordedAt));
+			}
+		}
+	}
+
 	@Test
 	void aClaimSentTwiceRunsOnceAndAnUnansweredClaimCanBeUndone() throws Exception {
 		try (RedisScripts redis = new RedisScripts(connectionFactory)) {
