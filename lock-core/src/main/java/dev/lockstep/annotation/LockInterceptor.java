@@ -17,7 +17,7 @@ import dev.lockstep.LockNotAcquiredException;
 import dev.lockstep.LockService;
 import dev.lockstep.SerialGroups;
 import dev.lockstep.group.LockServiceSerialGroups;
-import dev.lockstep.lock.DurationText;
+import dev.lockstep.internal.DurationText;
 import dev.lockstep.lock.ThreadLocks;
 
 /**

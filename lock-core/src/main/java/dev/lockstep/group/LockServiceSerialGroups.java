@@ -9,7 +9,7 @@ import dev.lockstep.LockHandle;
 import dev.lockstep.LockNotAcquiredException;
 import dev.lockstep.LockService;
 import dev.lockstep.SerialGroups;
-import dev.lockstep.lock.DurationText;
+import dev.lockstep.internal.DurationText;
 
 /**
  * {@link SerialGroups} on a {@link LockService}: a group is a lock, and the lock's queue in Redis

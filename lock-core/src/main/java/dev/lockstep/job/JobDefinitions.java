@@ -24,7 +24,7 @@ import org.springframework.util.StringUtils;
 import dev.lockstep.GuardedJob;
 import dev.lockstep.annotation.JobGuard;
 import dev.lockstep.annotation.MethodAttributes;
-import dev.lockstep.lock.DurationText;
+import dev.lockstep.internal.DurationText;
 
 /**
  * Finds the guarded methods ({@link JobGuard}, or every {@link Scheduled} method when all are
@@ -95,11 +95,11 @@ final class JobDefinitions {
 		Duration atLeast = (guard != null && StringUtils.hasText(guard.lockAtLeastFor()))
 				? this.attributes.duration(source, "lockAtLeastFor", guard.lockAtLeastFor(), true) : this.lockAtLeastFor;
 		if (atMost.toMillis() < 1000) {
-			throw new IllegalStateException(source + ": lockAtMostFor must be at least 1s, was " + format(atMost));
+			throw new IllegalStateException(source + ": lockAtMostFor must be at least 1s, was " + DurationText.of(atMost));
 		}
 		if (atLeast.compareTo(atMost) > 0) {
-			throw new IllegalStateException(source + ": lockAtLeastFor (" + format(atLeast)
-					+ ") must not exceed lockAtMostFor (" + format(atMost) + ")");
+			throw new IllegalStateException(source + ": lockAtLeastFor (" + DurationText.of(atLeast)
+					+ ") must not exceed lockAtMostFor (" + DurationText.of(atMost) + ")");
 		}
 		GuardedJob job = new GuardedJob(name, description, atMost, atLeast);
 		warnIfPeriodOutrunsLockAtLeastFor(specific, job);
@@ -128,7 +128,7 @@ final class JobDefinitions {
 				logger.warn("@JobGuard on {} is {} {} with lockAtLeastFor {}: its firings differ per instance, so each "
 						+ "instance may run it once per period; set lockAtLeastFor to a little less than the period "
 						+ "(e.g. {}) for one run per period across instances", job.method(), rate ? "fixed-rate" : "fixed-delay",
-						format(period), format(job.lockAtLeastFor()), format(period.multipliedBy(9).dividedBy(10)));
+						DurationText.of(period), DurationText.of(job.lockAtLeastFor()), DurationText.of(period.multipliedBy(9).dividedBy(10)));
 			}
 		}
 	}
@@ -152,10 +152,6 @@ final class JobDefinitions {
 				return null;
 			}
 		}
-	}
-
-	static String format(Duration duration) {
-		return DurationText.of(duration);
 	}
 
 }

@@ -27,6 +27,8 @@ import dev.lockstep.GuardedJob;
 import dev.lockstep.JobFiring;
 import dev.lockstep.LockListener;
 import dev.lockstep.LockLostEvent;
+import dev.lockstep.internal.DurationText;
+import dev.lockstep.internal.InFlightWork;
 
 /**
  * Runs the firings this instance wins: claims each firing in Redis, renews the guard while the
@@ -68,8 +70,8 @@ final class JobRunner {
 
 	private final Set<Run> runs = ConcurrentHashMap.newKeySet();
 
-	/** Firings between their claim and their finish; shutdown waits for them. Guarded by itself. */
-	private final int[] inFlight = new int[1];
+	/** Firings between their claim and their finish; shutdown waits for them. */
+	private final InFlightWork firings = new InFlightWork();
 
 	/** Part of every owner id, so that two JVMs given one instance id still never share an owner. */
 	private final String nonce = Long.toString(ThreadLocalRandom.current().nextLong(36L * 36 * 36 * 36), 36);
@@ -78,8 +80,6 @@ final class JobRunner {
 			(task) -> daemon(task, "lockstep-job-guard"));
 
 	private final ExecutorService takeovers = Executors.newSingleThreadExecutor((task) -> daemon(task, "lockstep-job-takeover"));
-
-	private volatile boolean accepting = true;
 
 	private final ObservationRegistry observations;
 
@@ -121,22 +121,11 @@ final class JobRunner {
 	 * their guards, then leaves the jobs' member lists.
 	 */
 	void stop(Duration timeout, List<GuardedJob> jobs) {
-		this.accepting = false;
-		long deadline = System.nanoTime() + timeout.toNanos();
-		synchronized (this.inFlight) {
-			while (this.inFlight[0] > 0 && deadline - System.nanoTime() > 0) {
-				try {
-					this.inFlight.wait(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
-				}
-				catch (InterruptedException ex) {
-					Thread.currentThread().interrupt();
-					break;
-				}
-			}
-			if (this.inFlight[0] > 0) {
-				logger.warn("{} guarded job(s) still running after {}; their guards free themselves within lockAtMostFor",
-						this.inFlight[0], JobDefinitions.format(timeout));
-			}
+		this.firings.refuseNew();
+		int running = this.firings.awaitNone(timeout);
+		if (running > 0) {
+			logger.warn("{} guarded job(s) still running after {}; their guards free themselves within lockAtMostFor",
+					running, DurationText.of(timeout));
 		}
 		this.timer.shutdownNow();
 		this.takeovers.shutdownNow();
@@ -241,30 +230,21 @@ final class JobRunner {
 			return;
 		}
 		this.skewWarnings.put(job.name(), now);
-		String off = JobDefinitions.format(Duration.ofMillis(Math.abs(early)));
+		String off = DurationText.of(Duration.ofMillis(Math.abs(early)));
 		logger.warn("Job '{}' fired its slot {} {} {} by Redis's clock, more than lockstep.job-guard.skew-tolerance ({}): "
 				+ "this instance's clock {}; its slots may be skipped or run late by another instance, never twice",
 				job.name(), Instant.ofEpochMilli(slot), off, (early > 0) ? "early" : "late",
-				JobDefinitions.format(this.skewTolerance),
+				DurationText.of(this.skewTolerance),
 				(early > 0) ? "runs ahead" : "runs behind, or its scheduler is busy");
 	}
 
 	/** Counts a firing in, unless shutdown has begun. */
 	private boolean enter() {
-		synchronized (this.inFlight) {
-			if (!this.accepting) {
-				return false;
-			}
-			this.inFlight[0]++;
-			return true;
-		}
+		return this.firings.enter();
 	}
 
 	private void leave() {
-		synchronized (this.inFlight) {
-			this.inFlight[0]--;
-			this.inFlight.notifyAll();
-		}
+		this.firings.leave();
 	}
 
 	private @Nullable Claim claim(GuardedJob job, @Nullable Long slot, boolean takeover) {
@@ -278,7 +258,7 @@ final class JobRunner {
 			this.scripts.unclaim(keys(job), owner, this.instanceId, slot);
 			if (!takeover) {
 				String reason = "Redis could not be reached within lockstep.command-timeout ("
-						+ JobDefinitions.format(this.commandTimeout) + ")";
+						+ DurationText.of(this.commandTimeout) + ")";
 				this.unrecordedSkips.put(job.name(), new UnrecordedSkip(slot, System.currentTimeMillis(), reason));
 				skipped(job, reason);
 			}

@@ -20,6 +20,7 @@ import dev.lockstep.JobGuardRegistry;
 import dev.lockstep.JobRun;
 import dev.lockstep.JobSkip;
 import dev.lockstep.LockListener;
+import dev.lockstep.internal.DurationText;
 import dev.lockstep.lock.IsolatedListener;
 import dev.lockstep.redis.RedisScripts;
 
@@ -155,8 +156,8 @@ public final class RedisJobGuard implements JobGuardRegistry, SmartLifecycle {
 	}
 
 	private static String describe(GuardedJob job) {
-		return "'" + job.name() + "' (" + job.method() + ", lockAtMostFor " + JobDefinitions.format(job.lockAtMostFor())
-				+ ", lockAtLeastFor " + JobDefinitions.format(job.lockAtLeastFor()) + ")";
+		return "'" + job.name() + "' (" + job.method() + ", lockAtMostFor " + DurationText.of(job.lockAtMostFor())
+				+ ", lockAtLeastFor " + DurationText.of(job.lockAtLeastFor()) + ")";
 	}
 
 	/**

@@ -10,7 +10,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 import org.jspecify.annotations.Nullable;
@@ -25,6 +24,8 @@ import dev.lockstep.LockHandle;
 import dev.lockstep.LockListener;
 import dev.lockstep.LockLostEvent;
 import dev.lockstep.LockUnavailableException;
+import dev.lockstep.internal.DurationText;
+import dev.lockstep.internal.InFlightWork;
 import dev.lockstep.lock.LockWaiters.Waiter;
 import dev.lockstep.redis.RedisScripts;
 
@@ -50,7 +51,8 @@ final class LockEngine {
 
 	private final AtomicLong sequence = new AtomicLong();
 
-	private final AtomicInteger pendingReleases = new AtomicInteger();
+	/** Releases sent and not yet answered; closing waits for them. */
+	private final InFlightWork pendingReleases = new InFlightWork();
 
 	/** Releases sent and not yet answered, by lock key: a single attempt on that key waits for them. */
 	private final Map<String, CompletableFuture<Void>> releasesInFlight = new ConcurrentHashMap<>();
@@ -137,18 +139,7 @@ final class LockEngine {
 
 	/** Gives releases on their way to Redis up to the command timeout to arrive before the connection closes. */
 	private void awaitPendingReleases() {
-		long deadline = System.nanoTime() + this.commandTimeout.toNanos();
-		synchronized (this.pendingReleases) {
-			while (this.pendingReleases.get() > 0 && deadline - System.nanoTime() > 0) {
-				try {
-					this.pendingReleases.wait(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
-				}
-				catch (InterruptedException ex) {
-					Thread.currentThread().interrupt();
-					return;
-				}
-			}
-		}
+		this.pendingReleases.awaitNone(this.commandTimeout);
 	}
 
 	/** The handle, or null when the lock stayed held elsewhere for the whole wait. */
@@ -351,7 +342,7 @@ final class LockEngine {
 		String key = lock.keys().key();
 		// Sent without waiting for the reply: whatever this instance sends next on the connection
 		// reaches Redis after it, and the caller does not pay a second round trip per lock.
-		this.pendingReleases.incrementAndGet();
+		this.pendingReleases.enter();
 		CompletableFuture<Void> inFlight = new CompletableFuture<>();
 		this.releasesInFlight.put(lock.keys().lock(), inFlight);
 		this.scripts.release(lock.keys(), lock.owner(), lock.fencingToken()).whenComplete((released, error) -> {
@@ -364,10 +355,7 @@ final class LockEngine {
 				logger.warn("Lock '{}' (fencing token {}) had already expired in Redis when it was released; "
 						+ "its lease was too short for the work it protected", key, lock.fencingToken());
 			}
-			synchronized (this.pendingReleases) {
-				this.pendingReleases.decrementAndGet();
-				this.pendingReleases.notifyAll();
-			}
+			this.pendingReleases.leave();
 		});
 		Duration held = Duration.ofNanos(System.nanoTime() - lock.acquiredAtNanos());
 		this.listener.released(key, held);

@@ -20,6 +20,7 @@ import dev.lockstep.LockNotAcquiredException;
 import dev.lockstep.LockService;
 import dev.lockstep.LockSnapshot;
 import dev.lockstep.LockUnavailableException;
+import dev.lockstep.internal.DurationText;
 
 /**
  * The {@link LockService} on Redis. One instance per application: it holds one command

@@ -10,6 +10,7 @@ import org.jspecify.annotations.Nullable;
 
 import dev.lockstep.LockNotAcquiredException;
 import dev.lockstep.LockUnavailableException;
+import dev.lockstep.internal.DurationText;
 
 /**
  * Waits for a script's reply on the caller's thread, for no longer than the command timeout,

@@ -1,4 +1,4 @@
-package dev.lockstep.lock;
+package dev.lockstep.internal;
 
 import java.time.Duration;
 
