@@ -24,4 +24,20 @@ public interface JobGuardRegistry {
 	/** The most recent finished runs of {@code job}, newest first. */
 	List<JobRun> history(String job);
 
+	/**
+	 * The instances seen alive for {@code job} on any instance, most recently seen first; none
+	 * unless the registry records them.
+	 */
+	default List<JobMember> members(String job) {
+		return List.of();
+	}
+
+	/**
+	 * The instances chosen for the most recent cron slots of {@code job}, newest slot first; none
+	 * unless the registry records them.
+	 */
+	default List<JobElection> elections(String job) {
+		return List.of();
+	}
+
 }

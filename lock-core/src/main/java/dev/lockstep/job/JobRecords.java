@@ -2,9 +2,11 @@ package dev.lockstep.job;
 
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 import org.jspecify.annotations.Nullable;
 
@@ -12,6 +14,8 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.util.StringUtils;
 
+import dev.lockstep.JobElection;
+import dev.lockstep.JobMember;
 import dev.lockstep.JobRun;
 import dev.lockstep.JobSkip;
 
@@ -61,6 +65,42 @@ final class JobRecords {
 			}
 		}
 		return runs;
+	}
+
+	/** Instances seen alive for {@code job}, most recently seen first, with the last slot each fired. */
+	List<JobMember> members(String job) {
+		JobKeys keys = JobKeys.of(this.keyPrefix, job);
+		Map<Object, Object> seen = this.redis.opsForHash().entries(keys.members());
+		Map<Object, Object> fired = this.redis.opsForHash().entries(keys.fired());
+		List<JobMember> members = new ArrayList<>();
+		seen.forEach((instance, lastSeen) -> members.add(new JobMember(job, instance.toString(),
+				Instant.ofEpochMilli(Long.parseLong(lastSeen.toString())),
+				instant((fired.get(instance) != null) ? fired.get(instance).toString() : ""))));
+		members.sort(Comparator.comparing(JobMember::lastSeen).reversed().thenComparing(JobMember::instance));
+		return members;
+	}
+
+	/** The last {@code max} slots elected for {@code job}, newest first, with who ran each. */
+	List<JobElection> elections(String job, int max) {
+		JobKeys keys = JobKeys.of(this.keyPrefix, job);
+		Set<String> elected = this.redis.opsForZSet().reverseRange(keys.elections(), 0, max - 1);
+		if (elected == null || elected.isEmpty()) {
+			return List.of();
+		}
+		List<JobElection> elections = new ArrayList<>();
+		for (String entry : elected) {
+			// '<slot>:<chosen instance>'; the slots decided are '<slot>:<instance that ran it>' or '<slot>:'
+			int colon = entry.indexOf(':');
+			long slot = Long.parseLong(entry.substring(0, colon));
+			Set<String> decided = this.redis.opsForZSet().rangeByScore(keys.slots(), slot, slot);
+			String ranOn = null;
+			if (decided != null && !decided.isEmpty()) {
+				String decision = decided.iterator().next();
+				ranOn = emptyToNull(decision.substring(decision.indexOf(':') + 1));
+			}
+			elections.add(new JobElection(job, Instant.ofEpochMilli(slot), entry.substring(colon + 1), ranOn));
+		}
+		return elections;
 	}
 
 	private static String field(Map<Object, Object> state, String name) {

@@ -16,7 +16,9 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.util.Assert;
 
 import dev.lockstep.GuardedJob;
+import dev.lockstep.JobElection;
 import dev.lockstep.JobGuardRegistry;
+import dev.lockstep.JobMember;
 import dev.lockstep.JobRun;
 import dev.lockstep.JobSkip;
 import dev.lockstep.LockListener;
@@ -32,6 +34,9 @@ import dev.lockstep.redis.RedisScripts;
 public final class RedisJobGuard implements JobGuardRegistry, SmartLifecycle {
 
 	private static final Logger logger = LoggerFactory.getLogger(RedisJobGuard.class);
+
+	/** How many of the latest slots {@link #elections(String)} shows. */
+	private static final int ELECTIONS_SHOWN = 20;
 
 	private final RedisConnectionFactory connectionFactory;
 
@@ -133,6 +138,16 @@ public final class RedisJobGuard implements JobGuardRegistry, SmartLifecycle {
 	@Override
 	public List<JobRun> history(String job) {
 		return this.records.history(job);
+	}
+
+	@Override
+	public List<JobMember> members(String job) {
+		return this.records.members(job);
+	}
+
+	@Override
+	public List<JobElection> elections(String job) {
+		return this.records.elections(job, ELECTIONS_SHOWN);
 	}
 
 	@Override

@@ -12,7 +12,9 @@ import org.springframework.boot.actuate.endpoint.annotation.Selector;
 import org.springframework.boot.actuate.endpoint.annotation.Selector.Match;
 
 import dev.lockstep.GuardedJob;
+import dev.lockstep.JobElection;
 import dev.lockstep.JobGuardRegistry;
+import dev.lockstep.JobMember;
 import dev.lockstep.JobRun;
 import dev.lockstep.JobSkip;
 import dev.lockstep.LockSnapshot;
@@ -25,7 +27,8 @@ import dev.lockstep.lock.RedisLockService;
  * <li>{@code GET /actuator/lockstep/locks}: the locks this instance holds and its calls waiting;</li>
  * <li>{@code GET /actuator/lockstep/locks/{key}}: any key, read from Redis: holder, token, lease left, waiters;</li>
  * <li>{@code GET /actuator/lockstep/jobs}: every job this instance guards, with its last run and skip;</li>
- * <li>{@code GET /actuator/lockstep/jobs/{name}}: one job, read from Redis, with its recent history.</li>
+ * <li>{@code GET /actuator/lockstep/jobs/{name}}: one job, read from Redis, with its recent history, the
+ * instances seen alive for it and the instance chosen for each recent cron slot.</li>
  * </ul>
  * Reading costs Redis a few {@code GET}/{@code LRANGE} calls per job, one read-only script per key
  * asked for or waited on; nothing scans the key space.
@@ -87,7 +90,7 @@ public final class LockstepEndpoint {
 		String name = String.join("/", Arrays.copyOfRange(path, 1, path.length));
 		JobGuardRegistry registry = this.jobGuard;
 		return new JobDetail(name, registry.lastRun(name).orElse(null), registry.lastSkip(name).orElse(null),
-				registry.history(name));
+				registry.history(name), registry.members(name), registry.elections(name));
 	}
 
 	private JobSummary summary(GuardedJob job) {
@@ -137,8 +140,11 @@ public final class LockstepEndpoint {
 	 * @param lastRun the last finished run on any instance
 	 * @param lastSkip the last skipped firing on any instance, and why
 	 * @param history the most recent finished runs, newest first
+	 * @param members the instances seen alive for the job, most recently seen first
+	 * @param elections the instance chosen for each recent cron slot, newest first, and who ran it
 	 */
-	public record JobDetail(String name, @Nullable JobRun lastRun, @Nullable JobSkip lastSkip, List<JobRun> history) {
+	public record JobDetail(String name, @Nullable JobRun lastRun, @Nullable JobSkip lastSkip, List<JobRun> history,
+			List<JobMember> members, List<JobElection> elections) {
 	}
 
 }

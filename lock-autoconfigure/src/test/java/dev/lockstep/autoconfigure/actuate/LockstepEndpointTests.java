@@ -70,9 +70,14 @@ class LockstepEndpointTests {
 		assertThat(jobs.body()).contains("\"name\":\"nightly-report\"").contains("NightlyJob.run")
 			.contains("\"instance\":\"node-a\"");
 
+		// the instance announces itself for its jobs as it starts, on a thread of its own
+		await().atMost(Duration.ofSeconds(10))
+			.until(() -> get("/actuator/lockstep/jobs/nightly-report").body().contains("\"instance\":\"node-a\",\"lastSeen\""));
 		Response job = get("/actuator/lockstep/jobs/nightly-report");
 		assertThat(job.status()).isEqualTo(200);
-		assertThat(job.body()).contains("\"history\":[{").contains("\"succeeded\":true");
+		assertThat(job.body()).contains("\"history\":[{").contains("\"succeeded\":true")
+			.contains("\"members\":[{\"job\":\"nightly-report\",\"instance\":\"node-a\"")
+			.contains("\"elections\":[]");
 
 		assertThat(get("/actuator/lockstep/nothing-here").status()).isEqualTo(404);
 	}

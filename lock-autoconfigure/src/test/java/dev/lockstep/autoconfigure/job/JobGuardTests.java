@@ -33,8 +33,10 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.scheduling.annotation.Scheduled;
 import org.springframework.scheduling.annotation.SchedulingConfigurer;
 
+import dev.lockstep.JobElection;
 import dev.lockstep.JobFiring;
 import dev.lockstep.JobGuardRegistry;
+import dev.lockstep.JobMember;
 import dev.lockstep.JobRun;
 import dev.lockstep.JobSkip;
 import dev.lockstep.annotation.JobGuard;
@@ -214,9 +216,12 @@ class JobGuardTests {
 		redis.opsForHash().put(job + ":fired", "ghost", Long.toString(now));
 		JobGuardRegistry registry = context.getBean(JobGuardRegistry.class);
 		await().atMost(Duration.ofSeconds(20)).until(() -> registry.history("EveryTwoSeconds.tick").size() >= 4);
+		assertThat(registry.members("EveryTwoSeconds.tick")).as("instances seen alive")
+			.extracting(JobMember::instance)
+			.containsExactlyInAnyOrder("survivor", "ghost");
 		context.close();
-		List<JobRun> history = new ArrayList<>(this.apps.start("observer", Duration.ZERO, NoJobs.class)
-			.getBean(JobGuardRegistry.class).history("EveryTwoSeconds.tick"));
+		JobGuardRegistry observer = this.apps.start("observer", Duration.ZERO, NoJobs.class).getBean(JobGuardRegistry.class);
+		List<JobRun> history = new ArrayList<>(observer.history("EveryTwoSeconds.tick"));
 		Collections.reverse(history);
 		assertThat(history).as("every run of the job body is recorded").hasSize(RUNS.size());
 		assertThat(history).allSatisfy((run) -> assertThat(run.instance()).isEqualTo("survivor"));
@@ -228,6 +233,15 @@ class JobGuardTests {
 		// runs late, through the takeover; every later slot runs on time, on the survivor's own firing
 		assertThat(takenOver).as("slots run late in %s", history).hasSize(1);
 		assertThat(history.get(history.size() - 1)).as("the latest slot ran on time").isNotIn(takenOver);
+		// the elections say so: the ghost was chosen for that slot and the survivor ran it; it was chosen for the others
+		Map<Instant, JobElection> elections = observer.elections("EveryTwoSeconds.tick").stream()
+			.collect(Collectors.toMap(JobElection::scheduledTime, (election) -> election));
+		for (JobRun run : history) {
+			JobElection election = elections.get(run.scheduledTime());
+			assertThat(election).as("election of %s in %s", run.scheduledTime(), elections).isNotNull();
+			assertThat(election.chosenInstance()).isEqualTo(takenOver.contains(run) ? "ghost" : "survivor");
+			assertThat(election.ranOn()).isEqualTo("survivor");
+		}
 		// inside each run, JobFiring tells the run which slot it is for and whether it is a takeover
 		assertThat(FIRINGS).extracting(JobFiring::slot)
 			.containsExactlyElementsOf(history.stream().map(JobRun::scheduledTime).toList());
