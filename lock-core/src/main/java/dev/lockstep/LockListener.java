@@ -24,6 +24,14 @@ public interface LockListener {
 	default void lost(LockLostEvent event) {
 	}
 
+	/**
+	 * The watchdog renewed a held lock only when less than a third of its lease, {@code leaseLeft},
+	 * was left (Redis or the network was slow, or this JVM paused): the lock is still held, but came
+	 * close to being lost. Called on Lockstep's event thread, like {@link #lost(LockLostEvent)}.
+	 */
+	default void renewedLate(String key, Duration leaseLeft) {
+	}
+
 	/** A guarded job's firing was skipped because another instance holds or ran it. */
 	default void jobSkipped(String job, String reason) {
 	}

@@ -38,6 +38,11 @@ final class CompositeLockListener implements LockListener {
 	}
 
 	@Override
+	public void renewedLate(String key, Duration leaseLeft) {
+		each((listener) -> listener.renewedLate(key, leaseLeft));
+	}
+
+	@Override
 	public void jobSkipped(String job, String reason) {
 		each((listener) -> listener.jobSkipped(job, reason));
 	}

@@ -14,7 +14,8 @@ import dev.lockstep.LockLostEvent;
 /**
  * Calls an application's {@link LockListener} so that its failures cannot break locking: an
  * exception is logged and otherwise ignored, and the lock operation carries on. Lost locks are
- * reported on a thread of their own ({@code lockstep-events}, one for the JVM, in order): they are
+ * and late renewals are reported on a thread of their own ({@code lockstep-events}, one for the JVM,
+ * in order): they are
  * found on Redis client and timer threads, which a listener that calls Redis, or blocks, would
  * otherwise stall, holding up every other lock's renewals and the application's own commands. The
  * other events arrive on the thread that acquires or releases. Internal to Lockstep; public only
@@ -54,6 +55,11 @@ public final class IsolatedListener implements LockListener {
 	@Override
 	public void lost(LockLostEvent event) {
 		EVENTS.execute(() -> call((target) -> target.lost(event)));
+	}
+
+	@Override
+	public void renewedLate(String key, Duration leaseLeft) {
+		EVENTS.execute(() -> call((target) -> target.renewedLate(key, leaseLeft)));
 	}
 
 	@Override

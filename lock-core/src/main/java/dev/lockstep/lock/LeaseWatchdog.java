@@ -27,11 +27,14 @@ final class LeaseWatchdog {
 
 	private final LostLocks lostLocks;
 
+	private final LateRenewals lateRenewals;
+
 	private final Set<HeldLock> watched = ConcurrentHashMap.newKeySet();
 
-	LeaseWatchdog(LockScripts scripts, LostLocks lostLocks) {
+	LeaseWatchdog(LockScripts scripts, LostLocks lostLocks, LateRenewals lateRenewals) {
 		this.scripts = scripts;
 		this.lostLocks = lostLocks;
+		this.lateRenewals = lateRenewals;
 	}
 
 	void watch(HeldLock lock) {
@@ -70,7 +73,12 @@ final class LeaseWatchdog {
 			for (int i = 0; i < batch.size(); i++) {
 				HeldLock lock = batch.get(i);
 				if (error == null && renewed.get(i) == 1L) {
+					// renewals go out with two thirds of the lease left; one confirmed with under a third came late
+					long leftNanos = lock.confirmedUntilNanos() - System.nanoTime();
 					lock.confirm(sentAtNanos, lock.leaseNanos());
+					if (leftNanos < lock.leaseNanos() / 3) {
+						this.lateRenewals.late(lock, Math.max(0, leftNanos));
+					}
 				}
 				else if (error == null && this.watched.remove(lock) && lock.isActive()) {
 					this.lostLocks.lost(lock, "the watchdog found it gone from Redis");
@@ -81,6 +89,13 @@ final class LeaseWatchdog {
 				logger.warn("Could not renew {} lock lease(s), will retry: {}", batch.size(), error.toString());
 			}
 		});
+	}
+
+	/** Where a renewal confirmed with under a third of the lease left goes. */
+	interface LateRenewals {
+
+		void late(HeldLock lock, long leaseLeftNanos);
+
 	}
 
 	/** Where a lock the watchdog found gone goes. */

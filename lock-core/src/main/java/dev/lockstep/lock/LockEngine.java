@@ -93,7 +93,7 @@ final class LockEngine {
 		this.scripts = new LockScripts(this.redis, keyPrefix + "wake:");
 		this.scripts.preload(commandTimeout);
 		this.waiters = new LockWaiters(instance, this::releaseStrayGrant);
-		this.watchdog = new LeaseWatchdog(this.scripts, this::lost);
+		this.watchdog = new LeaseWatchdog(this.scripts, this::lost, this::renewedLate);
 		this.replies = new RedisReplies(commandTimeout);
 		this.timer = Executors.newSingleThreadScheduledExecutor((task) -> {
 			Thread thread = new Thread(task, "lockstep-timer");
@@ -368,6 +368,14 @@ final class LockEngine {
 			LockLostEvent event = new LockLostEvent(lock.keys().key(), lock.fencingToken(), reason);
 			this.listener.lost(event);
 		}
+	}
+
+	private void renewedLate(HeldLock lock, long leaseLeftNanos) {
+		Duration left = Duration.ofNanos(leaseLeftNanos);
+		logger.warn("Lock '{}' was renewed with only {} of its {} lease left: Redis or the network is slow, or this JVM "
+				+ "paused; a little later and it would have been lost", lock.keys().key(), DurationText.of(left),
+				DurationText.of(Duration.ofNanos(lock.leaseNanos())));
+		this.listener.renewedLate(lock.keys().key(), left);
 	}
 
 	/** A lock was handed to a waiter of this instance that had already gone: pass it on. */

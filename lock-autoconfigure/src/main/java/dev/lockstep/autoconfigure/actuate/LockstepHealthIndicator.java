@@ -13,8 +13,9 @@ import org.springframework.data.redis.connection.ReturnType;
 
 /**
  * The {@code lockstep} health contributor: DOWN when Redis cannot run a Lua script (Lockstep's
- * every operation is one); UP otherwise, with the locks this instance lost recently as details.
- * Lost locks do not make the application DOWN: they say something happened, not that it is broken.
+ * every operation is one); UP otherwise, with the locks this instance lost recently and the
+ * renewals that came late as details. Neither makes the application DOWN: they say something
+ * happened, not that it is broken.
  */
 public final class LockstepHealthIndicator extends AbstractHealthIndicator {
 
@@ -56,6 +57,11 @@ public final class LockstepHealthIndicator extends AbstractHealthIndicator {
 		}
 		if (!recent.isEmpty()) {
 			builder.withDetail("lastLockLost", recent.get(0));
+		}
+		List<RecentLockLosses.LateRenewal> late = this.losses.lateRenewals();
+		builder.withDetail("renewalsLate", late.size());
+		if (!late.isEmpty()) {
+			builder.withDetail("lastRenewalLate", late.get(0));
 		}
 	}
 

@@ -11,8 +11,9 @@ import dev.lockstep.LockListener;
 import dev.lockstep.LockLostEvent;
 
 /**
- * Remembers the locks this instance lost within a recent window, for the health contributor and
- * the endpoint. Keeps at most {@value #MAX_REMEMBERED} losses.
+ * Remembers the locks this instance lost within a recent window, and the renewals that came late
+ * (confirmed with under a third of the lease left: the step before a loss), for the health
+ * contributor and the endpoint. Keeps at most {@value #MAX_REMEMBERED} of each.
  */
 public final class RecentLockLosses implements LockListener {
 
@@ -23,6 +24,8 @@ public final class RecentLockLosses implements LockListener {
 	private final Clock clock;
 
 	private final Deque<Loss> losses = new ArrayDeque<>();
+
+	private final Deque<LateRenewal> lateRenewals = new ArrayDeque<>();
 
 	public RecentLockLosses(Duration window) {
 		this(window, Clock.systemUTC());
@@ -43,7 +46,17 @@ public final class RecentLockLosses implements LockListener {
 		}
 	}
 
-	/** How far back {@link #losses()} looks. */
+	@Override
+	public void renewedLate(String key, Duration leaseLeft) {
+		synchronized (this.lateRenewals) {
+			this.lateRenewals.addFirst(new LateRenewal(key, leaseLeft, this.clock.instant()));
+			while (this.lateRenewals.size() > MAX_REMEMBERED) {
+				this.lateRenewals.removeLast();
+			}
+		}
+	}
+
+	/** How far back {@link #losses()} and {@link #lateRenewals()} look. */
 	public Duration window() {
 		return this.window;
 	}
@@ -55,6 +68,24 @@ public final class RecentLockLosses implements LockListener {
 			this.losses.removeIf((loss) -> loss.at().isBefore(since));
 			return List.copyOf(this.losses);
 		}
+	}
+
+	/** The late renewals within the window, newest first. */
+	public List<LateRenewal> lateRenewals() {
+		Instant since = this.clock.instant().minus(this.window);
+		synchronized (this.lateRenewals) {
+			this.lateRenewals.removeIf((late) -> late.at().isBefore(since));
+			return List.copyOf(this.lateRenewals);
+		}
+	}
+
+	/**
+	 * One renewal that came late.
+	 * @param key the lock's key
+	 * @param leaseLeft how much of its lease was left when the renewal was confirmed
+	 * @param at when
+	 */
+	public record LateRenewal(String key, Duration leaseLeft, Instant at) {
 	}
 
 	/**

@@ -25,6 +25,8 @@ public class MicrometerLockListener implements LockListener {
 
 	private final Counter lost;
 
+	private final Counter renewedLate;
+
 	public MicrometerLockListener(MeterRegistry registry) {
 		this.registry = registry;
 		this.acquired = Timer.builder("lockstep.lock.wait").description("Time spent waiting for locks")
@@ -33,6 +35,9 @@ public class MicrometerLockListener implements LockListener {
 			.tag("outcome", "not_acquired").register(registry);
 		this.held = Timer.builder("lockstep.lock.held").description("Time locks were held").register(registry);
 		this.lost = Counter.builder("lockstep.lock.lost").description("Locks found gone while still believed held")
+			.register(registry);
+		this.renewedLate = Counter.builder("lockstep.lock.renewed.late")
+			.description("Watchdog renewals confirmed with under a third of the lease left")
 			.register(registry);
 	}
 
@@ -54,6 +59,11 @@ public class MicrometerLockListener implements LockListener {
 	@Override
 	public void lost(LockLostEvent event) {
 		this.lost.increment();
+	}
+
+	@Override
+	public void renewedLate(String key, Duration leaseLeft) {
+		this.renewedLate.increment();
 	}
 
 	@Override

@@ -31,6 +31,7 @@ import dev.lockstep.annotation.JobGuard;
 import dev.lockstep.autoconfigure.LockstepAutoConfiguration;
 import dev.lockstep.autoconfigure.job.JobGuardAutoConfiguration;
 import dev.lockstep.lock.RedisLockService;
+import dev.lockstep.testing.FaultProxy;
 import dev.lockstep.testing.RedisServer;
 import dev.lockstep.testing.TestRedis;
 
@@ -199,6 +200,28 @@ class LockstepEndpointTests {
 				assertThat(down.status()).isEqualTo(503);
 				assertThat(down.body()).contains("\"status\":\"DOWN\"");
 			});
+		}
+	}
+
+	@Test
+	void healthReportsRenewalsThatCameLateWhileTheLockIsStillHeld() throws Exception {
+		try (FaultProxy proxy = FaultProxy.start(TestRedis.standalone().host(), TestRedis.standalone().port())) {
+			// renewals go out every 2s with about 4s of the 6s lease left; replies 2.5s late confirm them with under 2s left
+			start(proxy.host(), proxy.port(), "management.endpoints.web.exposure.include=health",
+					"management.endpoint.health.show-components=always", "management.endpoint.health.show-details=always",
+					"lockstep.lock.lease-time=6s", "spring.data.redis.timeout=10s");
+			assertThat(get("/actuator/health/lockstep").body()).contains("\"renewalsLate\":0");
+			try (LockHandle handle = this.context.getBean(LockService.class).acquire("report:7", Duration.ZERO)) {
+				proxy.latency(Duration.ZERO, Duration.ofMillis(2500));
+				await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+					Response late = get("/actuator/health/lockstep");
+					assertThat(late.status()).isEqualTo(200);
+					assertThat(late.body()).contains("\"status\":\"UP\"").doesNotContain("\"renewalsLate\":0")
+						.contains("\"lastRenewalLate\":{\"key\":\"report:7\"").contains("\"locksLost\":0");
+				});
+				assertThat(handle.isHeld()).as("still held: late, not lost").isTrue();
+				proxy.heal();
+			}
 		}
 	}
 
