@@ -3,9 +3,9 @@ package dev.lockstep.autoconfigure;
 import java.time.Duration;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
-import org.springframework.util.StringUtils;
 
 import dev.lockstep.annotation.LockAnnotationAdvisor;
+import dev.lockstep.internal.NamingRules;
 
 /**
  * Lockstep settings, under {@code lockstep}. Invalid values stop startup with a message naming
@@ -22,7 +22,7 @@ public class LockstepProperties {
 	/**
 	 * Prefix of every Redis key and channel Lockstep writes.
 	 */
-	private String keyPrefix = "lockstep:";
+	private String keyPrefix = NamingRules.DEFAULT_KEY_PREFIX;
 
 	/**
 	 * Order of the advisor that applies @DistributedLock and @SerialGroup. The default places it just
@@ -60,11 +60,7 @@ public class LockstepProperties {
 	}
 
 	public void setKeyPrefix(String keyPrefix) {
-		if (!StringUtils.hasText(keyPrefix) || keyPrefix.indexOf('{') >= 0 || keyPrefix.indexOf('}') >= 0) {
-			throw new IllegalArgumentException("lockstep.key-prefix must be non-blank and free of '{' and '}', was '"
-					+ keyPrefix + "'");
-		}
-		this.keyPrefix = keyPrefix;
+		this.keyPrefix = NamingRules.keyPrefix("lockstep.key-prefix", keyPrefix);
 	}
 
 	public int getAdvisorOrder() {
@@ -306,19 +302,12 @@ public class LockstepProperties {
 		}
 
 		public void setScope(String scope) {
-			if (scope != null && (scope.indexOf('{') >= 0 || scope.indexOf('}') >= 0)) {
-				throw new IllegalArgumentException("lockstep.job-guard.scope must not contain '{' or '}' (they would "
-						+ "change the keys' hash slot), was '" + scope + "'");
-			}
-			this.scope = scope;
+			this.scope = (scope != null) ? NamingRules.insideHashTag("lockstep.job-guard.scope", scope) : null;
 		}
 
 		public void setInstanceId(String instanceId) {
-			if (instanceId != null && !instanceId.matches("[A-Za-z0-9._-]+")) {
-				throw new IllegalArgumentException("lockstep.job-guard.instance-id may only use letters, digits, '.', '_' "
-						+ "and '-', was '" + instanceId + "'");
-			}
-			this.instanceId = instanceId;
+			this.instanceId = (instanceId != null) ? NamingRules.instanceId("lockstep.job-guard.instance-id", instanceId)
+					: null;
 		}
 
 	}

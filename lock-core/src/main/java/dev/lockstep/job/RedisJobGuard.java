@@ -23,6 +23,7 @@ import dev.lockstep.JobRun;
 import dev.lockstep.JobSkip;
 import dev.lockstep.LockListener;
 import dev.lockstep.internal.DurationText;
+import dev.lockstep.internal.NamingRules;
 import dev.lockstep.lock.IsolatedListener;
 import dev.lockstep.redis.RedisScripts;
 
@@ -42,7 +43,7 @@ public final class RedisJobGuard implements JobGuardRegistry, SmartLifecycle {
 
 	private final JobGuardAdvisor advisor;
 
-	private String keyPrefix = "lockstep:";
+	private String keyPrefix = NamingRules.DEFAULT_KEY_PREFIX;
 
 	private String instanceId = defaultInstanceId();
 
@@ -72,16 +73,12 @@ public final class RedisJobGuard implements JobGuardRegistry, SmartLifecycle {
 
 	/** Prefix of every Redis key the guard writes; default {@code lockstep:}. */
 	public void setKeyPrefix(String keyPrefix) {
-		Assert.hasText(keyPrefix, "Key prefix must not be blank");
-		Assert.isTrue(keyPrefix.indexOf('{') < 0 && keyPrefix.indexOf('}') < 0,
-				() -> "Key prefix must not contain '{' or '}' (they mark the cluster hash tag): " + keyPrefix);
-		this.keyPrefix = keyPrefix;
+		this.keyPrefix = NamingRules.keyPrefix("Key prefix", keyPrefix);
 	}
 
 	/** The id written into run records and skip reasons; default host name, process id and a random suffix. */
 	public void setInstanceId(String instanceId) {
-		Assert.isTrue(instanceId.matches("[A-Za-z0-9._-]+"), () -> "Instance id must use letters, digits, '.', '_' or '-': " + instanceId);
-		this.instanceId = instanceId;
+		this.instanceId = NamingRules.instanceId("Instance id", instanceId);
 	}
 
 	/**
@@ -220,7 +217,7 @@ public final class RedisJobGuard implements JobGuardRegistry, SmartLifecycle {
 		String pid = (at > 0) ? runtime.substring(0, at) : Long.toString(ProcessHandle.current().pid());
 		String host = (at > 0) ? runtime.substring(at + 1) : "host";
 		String suffix = Integer.toString(ThreadLocalRandom.current().nextInt(36 * 36 * 36), 36);
-		return (host + "-" + pid + "-" + suffix).replaceAll("[^A-Za-z0-9._-]", "-");
+		return NamingRules.toInstanceId(host + "-" + pid + "-" + suffix);
 	}
 
 }

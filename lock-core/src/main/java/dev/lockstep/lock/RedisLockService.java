@@ -21,6 +21,7 @@ import dev.lockstep.LockService;
 import dev.lockstep.LockSnapshot;
 import dev.lockstep.LockUnavailableException;
 import dev.lockstep.internal.DurationText;
+import dev.lockstep.internal.NamingRules;
 
 /**
  * The {@link LockService} on Redis. One instance per application: it holds one command
@@ -31,7 +32,7 @@ import dev.lockstep.internal.DurationText;
 public final class RedisLockService implements LockService, InitializingBean, SmartLifecycle {
 
 	/** The key prefix used unless one is set. */
-	public static final String DEFAULT_KEY_PREFIX = "lockstep:";
+	public static final String DEFAULT_KEY_PREFIX = NamingRules.DEFAULT_KEY_PREFIX;
 
 	private final RedisConnectionFactory connectionFactory;
 
@@ -61,10 +62,7 @@ public final class RedisLockService implements LockService, InitializingBean, Sm
 
 	/** Prefix of every Redis key and channel this service uses; default {@value #DEFAULT_KEY_PREFIX}. */
 	public void setKeyPrefix(String keyPrefix) {
-		Assert.hasText(keyPrefix, "Key prefix must not be blank");
-		Assert.isTrue(keyPrefix.indexOf('{') < 0 && keyPrefix.indexOf('}') < 0,
-				() -> "Key prefix must not contain '{' or '}' (they mark the cluster hash tag): " + keyPrefix);
-		this.keyPrefix = keyPrefix;
+		this.keyPrefix = NamingRules.keyPrefix("Key prefix", keyPrefix);
 	}
 
 	/** Lease of locks without an explicit lease, renewed by the watchdog every third of it; default 30s. */

@@ -22,6 +22,7 @@ import dev.lockstep.JobGuardRegistry;
 import dev.lockstep.LockListener;
 import dev.lockstep.autoconfigure.LockstepAutoConfiguration;
 import dev.lockstep.autoconfigure.LockstepProperties;
+import dev.lockstep.internal.NamingRules;
 import dev.lockstep.job.JobGuardAdvisor;
 import dev.lockstep.job.RedisJobGuard;
 import dev.lockstep.job.ScheduledFirings;
@@ -92,11 +93,8 @@ public final class JobGuardAutoConfiguration {
 		if (scope == null || scope.isBlank()) {
 			return "";
 		}
-		if (scope.indexOf('{') >= 0 || scope.indexOf('}') >= 0) {
-			throw new IllegalArgumentException(from + " is the job guard's scope and must not contain '{' or '}', was '"
-					+ scope + "'; set lockstep.job-guard.scope");
-		}
-		return scope + ":";
+		return NamingRules.insideHashTag(from + " (the job guard's scope unless lockstep.job-guard.scope is set)", scope)
+				+ ":";
 	}
 
 	@Bean
