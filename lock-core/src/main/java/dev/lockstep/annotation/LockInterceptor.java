@@ -15,9 +15,9 @@ import org.springframework.beans.factory.ObjectProvider;
 import dev.lockstep.LockHandle;
 import dev.lockstep.LockNotAcquiredException;
 import dev.lockstep.LockService;
-import dev.lockstep.SerialGroups;
 import dev.lockstep.group.LockServiceSerialGroups;
 import dev.lockstep.internal.DurationText;
+import dev.lockstep.internal.NotAcquired;
 import dev.lockstep.lock.ThreadLocks;
 
 /**
@@ -58,15 +58,15 @@ final class LockInterceptor implements MethodInterceptor {
 
 	@Override
 	public @Nullable Object invoke(MethodInvocation invocation) throws Throwable {
-		Object target = invocation.getThis();
-		Class<?> targetClass = (target != null) ? AopUtils.getTargetClass(target) : null;
+		Object bean = invocation.getThis();
+		Class<?> targetClass = (bean != null) ? AopUtils.getTargetClass(bean) : null;
 		LockedMethod method = this.methods.find(invocation.getMethod(), targetClass);
 		if (method == null) {
 			return invocation.proceed();
 		}
-		String key = method.lockKey(invocation.getArguments());
+		String target = method.target(invocation.getArguments());
 		ObservationRegistry observations = observations();
-		LockHandle handle = observedAcquire(method, key, observations);
+		LockHandle handle = observedAcquire(method, target, observations);
 		Observation hold = LockObservations.hold(method, observations).start();
 		Object result;
 		try (Observation.Scope scope = hold.openScope()) {
@@ -88,10 +88,10 @@ final class LockInterceptor implements MethodInterceptor {
 	}
 
 	/** Acquires inside a {@code lockstep.lock.acquire} observation whose outcome says how it went. */
-	private LockHandle observedAcquire(LockedMethod method, String key, ObservationRegistry observations) {
+	private LockHandle observedAcquire(LockedMethod method, String target, ObservationRegistry observations) {
 		Observation acquire = LockObservations.acquire(method, observations).start();
 		try {
-			LockHandle handle = acquire(method, key);
+			LockHandle handle = acquire(method, target);
 			acquire.lowCardinalityKeyValue(LockObservations.OUTCOME, "acquired");
 			return handle;
 		}
@@ -170,28 +170,24 @@ final class LockInterceptor implements MethodInterceptor {
 		}
 	}
 
-	private LockHandle acquire(LockedMethod method, String key) {
+	private LockHandle acquire(LockedMethod method, String target) {
 		LockService locks = this.lockService.getObject();
+		String key = method.lockKey(target);
 		try {
 			if (method.leaseTime() == null) {
 				return locks.acquire(key, method.waitTime());
 			}
 			return locks.tryAcquire(key, method.waitTime(), method.leaseTime())
-				.orElseThrow(() -> new LockNotAcquiredException(notAcquired(method, key)));
+				.orElseThrow(() -> new LockNotAcquiredException(notAcquired(method, target)));
 		}
 		catch (LockNotAcquiredException ex) {
-			if (ex.getCause() instanceof InterruptedException) {
-				throw ex;
-			}
-			throw new LockNotAcquiredException(notAcquired(method, key), ex);
+			throw NotAcquired.reworded(ex, () -> notAcquired(method, target));
 		}
 	}
 
-	private static String notAcquired(LockedMethod method, String key) {
-		String detail = method.group()
-				? LockServiceSerialGroups.notYourTurn(key.substring(SerialGroups.LOCK_KEY_PREFIX.length()), method.waitTime())
-				: "lock '" + key + "' is still held elsewhere after waiting "
-						+ DurationText.of(method.waitTime());
+	private static String notAcquired(LockedMethod method, String target) {
+		String detail = method.group() ? LockServiceSerialGroups.notYourTurn(target, method.waitTime())
+				: "lock '" + target + "' is still held elsewhere after waiting " + DurationText.of(method.waitTime());
 		return method.source() + ": " + detail + "; the method was not run";
 	}
 

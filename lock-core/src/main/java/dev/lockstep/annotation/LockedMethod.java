@@ -11,24 +11,24 @@ import dev.lockstep.spel.KeyExpression;
 /**
  * What an annotated method asks for, resolved and checked once per method.
  * @param source "@DistributedLock on OrderService.place(String)", for messages
- * @param namespace the lock name the key is appended to (with the group prefix for groups)
+ * @param name the lock's or group's name as the annotation gives it (no group prefix): a low-cardinality tag
  * @param key the parsed key expression
  * @param waitTime how long a call waits for the lock
  * @param leaseTime the fixed lease, or null for a watchdog lease
  * @param group whether this is a serial group rather than a plain lock
  * @param returnType the method's declared return type
  */
-record LockedMethod(String source, String namespace, KeyExpression key, Duration waitTime,
+record LockedMethod(String source, String name, KeyExpression key, Duration waitTime,
 		@Nullable Duration leaseTime, boolean group, Class<?> returnType) {
 
-	String lockKey(@Nullable Object[] arguments) {
-		return this.namespace + ":" + this.key.evaluate(arguments);
+	/** The lock or group this call is for, as the application knows it: {@code name:key}. */
+	String target(@Nullable Object[] arguments) {
+		return this.name + ":" + this.key.evaluate(arguments);
 	}
 
-	/** The lock's or group's name as the annotation gives it (no group prefix): a low-cardinality tag. */
-	String name() {
-		return (this.group && this.namespace.startsWith(SerialGroups.LOCK_KEY_PREFIX))
-				? this.namespace.substring(SerialGroups.LOCK_KEY_PREFIX.length()) : this.namespace;
+	/** The {@link dev.lockstep.LockService} key of {@code target}: groups are locks under their own prefix. */
+	String lockKey(String target) {
+		return this.group ? SerialGroups.LOCK_KEY_PREFIX + target : target;
 	}
 
 	boolean mayCompleteLater() {

@@ -70,8 +70,7 @@ final class LockedMethods {
 		Duration wait = StringUtils.hasText(waitText) ? this.attributes.duration(source, "waitTime", waitText, true)
 				: ((lock != null) ? this.lockWaitTime : this.groupWaitTime);
 		Duration lease = StringUtils.hasText(leaseText) ? this.attributes.duration(source, "leaseTime", leaseText, false) : null;
-		String namespace = (group != null) ? SerialGroups.LOCK_KEY_PREFIX + name : name;
-		return new LockedMethod(source, namespace, KeyExpression.parse(keyText, specific, source), wait, lease,
+		return new LockedMethod(source, name, KeyExpression.parse(keyText, specific, source), wait, lease,
 				group != null, specific.getReturnType());
 	}
 

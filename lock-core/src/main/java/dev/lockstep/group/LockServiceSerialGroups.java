@@ -10,6 +10,7 @@ import dev.lockstep.LockNotAcquiredException;
 import dev.lockstep.LockService;
 import dev.lockstep.SerialGroups;
 import dev.lockstep.internal.DurationText;
+import dev.lockstep.internal.NotAcquired;
 
 /**
  * {@link SerialGroups} on a {@link LockService}: a group is a lock, and the lock's queue in Redis
@@ -33,10 +34,7 @@ public final class LockServiceSerialGroups implements SerialGroups {
 			turn = this.lockService.acquire(LOCK_KEY_PREFIX + group, waitTime);
 		}
 		catch (LockNotAcquiredException ex) {
-			if (ex.getCause() instanceof InterruptedException) {
-				throw ex;
-			}
-			throw new LockNotAcquiredException(notYourTurn(group, waitTime), ex);
+			throw NotAcquired.reworded(ex, () -> notYourTurn(group, waitTime));
 		}
 		try (turn) {
 			return action.call();
