@@ -139,8 +139,7 @@ class SampleAppIT {
 			// Send the next request only once this one is in the group's queue: that fixes the arrival order.
 			awaitJoined(orders, k);
 		}
-		assertThat(this.longestQueueSeen).as("requests seen waiting in %s (Lockstep's key layout changed?)", queueKey(orders))
-			.isPositive();
+		assertThat(this.longestQueueSeen).as("requests seen waiting in the queue of %s", orders).isPositive();
 		orderReplies.forEach((reply) -> assertThat(SampleHttp.await(reply).status()).as("orders reply").isEqualTo(200));
 		assertThat(SampleHttp.await(invoiceReply).status()).as("invoices reply").isEqualTo(200);
 
@@ -261,21 +260,19 @@ class SampleAppIT {
 	}
 
 	/**
-	 * Waits until {@code count} requests of the group have joined its queue: those still queued in
-	 * Redis plus those that started. Lockstep keeps a group's queue under
-	 * {@code <key-prefix>{group:<name>:<group key>}:queue}.
+	 * Waits until {@code count} requests of the group have joined its queue: those still queued
+	 * plus those that started. The queue is read the way an operator reads it, through the
+	 * {@code lockstep} endpoint's view of the group's lock ({@code group:<name>:<group key>}).
 	 */
 	private void awaitJoined(Group group, int count) {
-		String queue = queueKey(group);
+		String lock = "group:imports:" + group.tenantId() + ":" + group.entityCode();
 		await(count + " request(s) of " + group + " in its queue or started", () -> {
-			long queued = (Long) this.redis.call("LLEN", queue);
+			Reply state = SampleHttp.get(this.a.uri("/actuator/lockstep/locks/" + lock));
+			assertThat(state.status()).as("state of %s: %s", lock, state).isEqualTo(200);
+			long queued = state.json().get("waitersInAll").asLong();
 			this.longestQueueSeen = Math.max(this.longestQueueSeen, queued);
 			return queued + runs(group).size() >= count;
 		});
-	}
-
-	private static String queueKey(Group group) {
-		return "lockstep:{group:imports:" + group.tenantId() + ":" + group.entityCode() + "}:queue";
 	}
 
 	private void await(String what, BooleanSupplier condition) {
