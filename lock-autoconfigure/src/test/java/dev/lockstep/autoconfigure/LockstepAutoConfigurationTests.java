@@ -136,6 +136,17 @@ class LockstepAutoConfigurationTests {
 	}
 
 	@Test
+	void lockContextShowsTheHandleOfTheApplicationsOwnLockServiceInsideAnAnnotatedMethod() {
+		this.runner.withUserConfiguration(InProcessLocking.class).run((context) -> {
+			assertThat(context).hasSingleBean(LockService.class).doesNotHaveBean(RedisLockService.class);
+			Ledger ledger = context.getBean(Ledger.class);
+			assertThat(ledger.post("acct-7")).as("the token LockContext shows inside the method").isEqualTo(101L);
+			assertThat(ledger.post("acct-7")).isEqualTo(102L);
+			assertThat(LockContext.current()).as("outside the method").isEmpty();
+		});
+	}
+
+	@Test
 	void aHeartbeatIntervalOfAThirdOfTheLeaseOrMoreStopsStartupNamingBothProperties() {
 		this.runner.withPropertyValues("lockstep.lock.lease-time=3s", "lockstep.heartbeat-interval=1s").run((context) -> {
 			assertThat(context).hasFailed();
@@ -370,6 +381,102 @@ class LockstepAutoConfigurationTests {
 			LockAnnotationAdvisor advisor = new LockAnnotationAdvisor(lockService, Duration.ZERO, Duration.ZERO);
 			advisor.setOrder(7);
 			return advisor;
+		}
+
+	}
+
+	/** An application whose own lock service is not Lockstep's: in-process locks, one semaphore per key. */
+	@Configuration(proxyBeanMethods = false)
+	static class InProcessLocking {
+
+		@Bean
+		LockService inProcessLockService() {
+			return new InProcessLockService();
+		}
+
+		@Bean
+		Ledger ledger() {
+			return new Ledger();
+		}
+
+	}
+
+	static class Ledger {
+
+		@DistributedLock(key = "#account")
+		public long post(String account) {
+			return LockContext.current().map(LockHandle::fencingToken).orElse(-1L);
+		}
+
+	}
+
+	static final class InProcessLockService implements LockService {
+
+		private final java.util.Map<String, java.util.concurrent.Semaphore> locks = new java.util.concurrent.ConcurrentHashMap<>();
+
+		private final java.util.concurrent.atomic.AtomicLong tokens = new java.util.concurrent.atomic.AtomicLong(100);
+
+		@Override
+		public LockHandle acquire(String key, Duration waitTime) {
+			java.util.concurrent.Semaphore lock = this.locks.computeIfAbsent(key, (k) -> new java.util.concurrent.Semaphore(1));
+			try {
+				if (!lock.tryAcquire(waitTime.toMillis(), TimeUnit.MILLISECONDS)) {
+					throw new dev.lockstep.LockNotAcquiredException("'" + key + "' is held");
+				}
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				throw new dev.lockstep.LockNotAcquiredException("interrupted", ex);
+			}
+			long token = this.tokens.incrementAndGet();
+			java.util.concurrent.atomic.AtomicBoolean held = new java.util.concurrent.atomic.AtomicBoolean(true);
+			return new LockHandle() {
+				@Override
+				public String key() {
+					return key;
+				}
+
+				@Override
+				public long fencingToken() {
+					return token;
+				}
+
+				@Override
+				public boolean isHeld() {
+					return held.get();
+				}
+
+				@Override
+				public void close() {
+					if (held.compareAndSet(true, false)) {
+						lock.release();
+					}
+				}
+			};
+		}
+
+		@Override
+		public java.util.Optional<LockHandle> tryAcquire(String key, Duration waitTime, Duration leaseTime) {
+			try {
+				return java.util.Optional.of(acquire(key, waitTime));
+			}
+			catch (dev.lockstep.LockNotAcquiredException ex) {
+				return java.util.Optional.empty();
+			}
+		}
+
+		@Override
+		public <T> T callLocked(String key, Duration waitTime, java.util.concurrent.Callable<T> action) throws Exception {
+			try (LockHandle handle = acquire(key, waitTime)) {
+				return action.call();
+			}
+		}
+
+		@Override
+		public void runLocked(String key, Duration waitTime, Runnable action) {
+			try (LockHandle handle = acquire(key, waitTime)) {
+				action.run();
+			}
 		}
 
 	}

@@ -67,13 +67,15 @@ final class LockInterceptor implements MethodInterceptor {
 		String target = method.target(invocation.getArguments());
 		ObservationRegistry observations = observations();
 		LockHandle handle = observedAcquire(method, target, observations);
+		// Lockstep's own service records its holds for LockContext; an application's own one does not
+		boolean entered = ThreadLocks.enter(handle);
 		Observation hold = LockObservations.hold(method, observations).start();
 		Object result;
 		try (Observation.Scope scope = hold.openScope()) {
 			result = invocation.proceed();
 		}
 		catch (Throwable ex) {
-			handle.close();
+			release(handle, entered);
 			hold.error(ex);
 			hold.stop();
 			throw ex;
@@ -82,9 +84,16 @@ final class LockInterceptor implements MethodInterceptor {
 			ThreadLocks.detach(handle);
 			return releaseWhenComplete(stage, new ObservedHandle(handle, hold), method.returnType());
 		}
-		handle.close();
+		release(handle, entered);
 		hold.stop();
 		return result;
+	}
+
+	private static void release(LockHandle handle, boolean entered) {
+		if (entered) {
+			ThreadLocks.exit(handle);
+		}
+		handle.close();
 	}
 
 	/** Acquires inside a {@code lockstep.lock.acquire} observation whose outcome says how it went. */
