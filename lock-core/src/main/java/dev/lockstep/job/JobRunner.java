@@ -1,6 +1,5 @@
 package dev.lockstep.job;
 
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -17,7 +16,6 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
-import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -43,8 +41,6 @@ final class JobRunner {
 	static final Duration MEMBERSHIP_INTERVAL = Duration.ofSeconds(5);
 
 	private static final int HISTORY_SIZE = 20;
-
-	private static final Duration SKEW_WARNING_INTERVAL = Duration.ofMinutes(5);
 
 	/** How often a takeover that found another run holding the guard tries again. */
 	private static final Duration TAKEOVER_RETRY = Duration.ofSeconds(1);
@@ -86,8 +82,7 @@ final class JobRunner {
 	/** Per job, the last firing skipped because Redis could not be reached, until it is recorded there. */
 	private final Map<String, UnrecordedSkip> unrecordedSkips = new ConcurrentHashMap<>();
 
-	/** When each job last warned about clock skew (nano time). */
-	private final Map<String, Long> skewWarnings = new ConcurrentHashMap<>();
+	private final ClockSkewWarnings skewWarnings;
 
 	JobRunner(JobScripts scripts, String keyPrefix, String instanceId, Duration skewTolerance, Duration commandTimeout,
 			LockListener listener, ObservationRegistry observations) {
@@ -98,6 +93,7 @@ final class JobRunner {
 		this.keyPrefix = keyPrefix;
 		this.instanceId = instanceId;
 		this.skewTolerance = skewTolerance;
+		this.skewWarnings = new ClockSkewWarnings(skewTolerance);
 		this.commandTimeout = commandTimeout;
 		this.listener = listener;
 	}
@@ -146,12 +142,12 @@ final class JobRunner {
 			return null;
 		}
 		try {
-			Claim claim = claim(job, slot, false);
+			JobClaim claim = claim(job, slot, false);
 			if (claim == null) {
 				return null;
 			}
 			if (slot != null) {
-				checkSkew(job, slot, claim.serverMillis());
+				this.skewWarnings.check(job, slot, claim.serverMillis());
 			}
 			if (claim.runs()) {
 				return runClaimed(job, slot, claim, body, 1);
@@ -193,7 +189,7 @@ final class JobRunner {
 			return;
 		}
 		try {
-			Claim claim = claim(job, slot, true);
+			JobClaim claim = claim(job, slot, true);
 			if (claim == null || claim.held()) {
 				scheduleTakeover(job, slot, body, TAKEOVER_RETRY, attempt + 1, until);
 				return;
@@ -213,31 +209,6 @@ final class JobRunner {
 		}
 	}
 
-	/**
-	 * A firing of a cron slot reaches Redis about when the slot is due by Redis's clock. If it
-	 * arrives more than the skew tolerance early or late, this instance's clock (or its scheduler)
-	 * is off: slots may be skipped or left to the takeover, though never run twice. Says so, at
-	 * most once per {@link #SKEW_WARNING_INTERVAL} per job.
-	 */
-	private void checkSkew(GuardedJob job, long slot, long serverMillis) {
-		long early = slot - serverMillis;
-		if (Math.abs(early) <= this.skewTolerance.toMillis()) {
-			return;
-		}
-		long now = System.nanoTime();
-		Long last = this.skewWarnings.get(job.name());
-		if (last != null && now - last < SKEW_WARNING_INTERVAL.toNanos()) {
-			return;
-		}
-		this.skewWarnings.put(job.name(), now);
-		String off = DurationText.of(Duration.ofMillis(Math.abs(early)));
-		logger.warn("Job '{}' fired its slot {} {} {} by Redis's clock, more than lockstep.job-guard.skew-tolerance ({}): "
-				+ "this instance's clock {}; its slots may be skipped or run late by another instance, never twice",
-				job.name(), Instant.ofEpochMilli(slot), off, (early > 0) ? "early" : "late",
-				DurationText.of(this.skewTolerance),
-				(early > 0) ? "runs ahead" : "runs behind, or its scheduler is busy");
-	}
-
 	/** Counts a firing in, unless shutdown has begun. */
 	private boolean enter() {
 		return this.firings.enter();
@@ -247,7 +218,7 @@ final class JobRunner {
 		this.firings.leave();
 	}
 
-	private @Nullable Claim claim(GuardedJob job, @Nullable Long slot, boolean takeover) {
+	private @Nullable JobClaim claim(GuardedJob job, @Nullable Long slot, boolean takeover) {
 		recordUnrecordedSkip(job);
 		String owner = this.instanceId + ":" + this.nonce + Long.toString(this.sequence.incrementAndGet(), 36);
 		List<Object> reply = await(this.scripts.claim(keys(job), this.instanceId, owner, job.lockAtMostFor().toMillis(),
@@ -264,7 +235,7 @@ final class JobRunner {
 			}
 			return null;
 		}
-		return Claim.of(owner, reply);
+		return JobClaim.of(owner, reply);
 	}
 
 	/** Records in Redis the last firing skipped while it could not be reached, once it can be again. */
@@ -281,7 +252,7 @@ final class JobRunner {
 			});
 	}
 
-	private @Nullable Object runClaimed(GuardedJob job, @Nullable Long slot, Claim claim, JobBody body, int attempt)
+	private @Nullable Object runClaimed(GuardedJob job, @Nullable Long slot, JobClaim claim, JobBody body, int attempt)
 			throws Throwable {
 		Run run = new Run(job, claim.owner(), claim.token(), claim.start(), slot);
 		this.runs.add(run);
@@ -293,7 +264,7 @@ final class JobRunner {
 		try {
 			long renewEvery = Math.max(1, job.lockAtMostFor().toMillis() / 3);
 			renewal = this.timer.scheduleAtFixedRate(() -> renew(run), renewEvery, renewEvery, TimeUnit.MILLISECONDS);
-			return observed(job, attempt, body);
+			return JobObservations.observed(this.observations, job, attempt, body);
 		}
 		catch (Throwable ex) {
 			failure = ex;
@@ -311,31 +282,6 @@ final class JobRunner {
 				logger.warn("Job '{}' no longer held its guard when it finished; it ran longer than it could renew", job.name());
 			}
 			this.runs.remove(run);
-		}
-	}
-
-	/** Runs the body inside a {@code lockstep.job.run} observation (job, outcome, takeover: low cardinality). */
-	private @Nullable Object observed(GuardedJob job, int attempt, JobBody body) throws Throwable {
-		if (this.observations.isNoop()) {
-			return body.run();
-		}
-		Observation observation = Observation.createNotStarted("lockstep.job.run", this.observations)
-			.contextualName("job " + job.name())
-			.lowCardinalityKeyValue("lockstep.job.name", job.name())
-			.lowCardinalityKeyValue("lockstep.job.takeover", Boolean.toString(attempt > 1))
-			.start();
-		try (Observation.Scope scope = observation.openScope()) {
-			Object result = body.run();
-			observation.lowCardinalityKeyValue("outcome", "success");
-			return result;
-		}
-		catch (Throwable ex) {
-			observation.lowCardinalityKeyValue("outcome", "failure");
-			observation.error(ex);
-			throw ex;
-		}
-		finally {
-			observation.stop();
 		}
 	}
 
@@ -406,41 +352,6 @@ final class JobRunner {
 
 	/** A run in progress. */
 	private record Run(GuardedJob job, String owner, long token, long start, @Nullable Long slot) {
-	}
-
-	/**
-	 * What job-claim.lua decided.
-	 * @param serverMillis Redis's time at the claim (the run's start when it runs)
-	 */
-	private record Claim(String owner, int outcome, long token, long serverMillis, String reason) {
-
-		static Claim of(String owner, List<Object> reply) {
-			int outcome = ((Long) reply.get(0)).intValue();
-			if (outcome == 1) {
-				return new Claim(owner, 1, (Long) reply.get(1), (Long) reply.get(2), "");
-			}
-			String detail = new String((byte[]) reply.get(1), StandardCharsets.UTF_8);
-			return new Claim(owner, outcome, 0, (Long) reply.get(2),
-					(outcome == 2) ? "left to " + detail + ", which was elected least recently" : detail);
-		}
-
-		long start() {
-			return this.serverMillis;
-		}
-
-		boolean runs() {
-			return this.outcome == 1;
-		}
-
-		boolean deferred() {
-			return this.outcome == 2;
-		}
-
-		/** Another run holds the guard. */
-		boolean held() {
-			return this.outcome == 3;
-		}
-
 	}
 
 }

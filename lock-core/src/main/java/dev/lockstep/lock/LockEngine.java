@@ -5,11 +5,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 
 import org.jspecify.annotations.Nullable;
@@ -25,7 +23,6 @@ import dev.lockstep.LockListener;
 import dev.lockstep.LockLostEvent;
 import dev.lockstep.LockUnavailableException;
 import dev.lockstep.internal.DurationText;
-import dev.lockstep.internal.InFlightWork;
 import dev.lockstep.lock.LockWaiters.Waiter;
 import dev.lockstep.redis.RedisScripts;
 
@@ -51,11 +48,8 @@ final class LockEngine {
 
 	private final AtomicLong sequence = new AtomicLong();
 
-	/** Releases sent and not yet answered; closing waits for them. */
-	private final InFlightWork pendingReleases = new InFlightWork();
 
-	/** Releases sent and not yet answered, by lock key: a single attempt on that key waits for them. */
-	private final Map<String, CompletableFuture<Void>> releasesInFlight = new ConcurrentHashMap<>();
+	private final PendingReleases releases;
 
 	private final Duration commandTimeout;
 
@@ -95,6 +89,7 @@ final class LockEngine {
 		this.waiters = new LockWaiters(instance, this::releaseStrayGrant);
 		this.watchdog = new LeaseWatchdog(this.scripts, this::lost, this::renewedLate);
 		this.replies = new RedisReplies(commandTimeout);
+		this.releases = new PendingReleases(this.scripts, commandTimeout);
 		this.timer = Executors.newSingleThreadScheduledExecutor((task) -> {
 			Thread thread = new Thread(task, "lockstep-timer");
 			thread.setDaemon(true);
@@ -131,15 +126,10 @@ final class LockEngine {
 						+ "ends within " + DurationText.of(Duration.ofNanos(lock.leaseNanos())));
 			}
 		}
-		awaitPendingReleases();
+		this.releases.awaitAll();
 		this.timer.shutdownNow();
 		this.wakeUps.close();
 		this.redis.close();
-	}
-
-	/** Gives releases on their way to Redis up to the command timeout to arrive before the connection closes. */
-	private void awaitPendingReleases() {
-		this.pendingReleases.awaitNone(this.commandTimeout);
 	}
 
 	/** The handle, or null when the lock stayed held elsewhere for the whole wait. */
@@ -183,9 +173,9 @@ final class LockEngine {
 		long sent = System.nanoTime();
 		long token = 0;
 		try {
-			CompletableFuture<Void> releaseInFlight = entry.isEmpty() ? this.releasesInFlight.get(keys.lock()) : null;
+			CompletableFuture<Void> releaseInFlight = entry.isEmpty() ? this.releases.of(keys.lock()) : null;
 			token = attempt(keys, owner, leaseNanos, entry, waitTime);
-			if (token == 0 && releaseInFlight != null && awaited(releaseInFlight, keys)) {
+			if (token == 0 && releaseInFlight != null && this.releases.awaited(releaseInFlight, keys)) {
 				sent = System.nanoTime();
 				token = attempt(keys, owner, leaseNanos, entry, waitTime);
 			}
@@ -262,27 +252,6 @@ final class LockEngine {
 				waitTime);
 	}
 
-	/**
-	 * Waits, up to the command timeout, for a release of this instance that was on its way when a
-	 * single attempt was sent, and says whether it arrived. Releases are sent without waiting for
-	 * their reply; one that met NOSCRIPT (Redis lost its script cache) goes again in full, after calls
-	 * sent meanwhile, so the attempt may have found the lock still held by this instance.
-	 */
-	private boolean awaited(CompletableFuture<Void> release, LockKeys keys) {
-		try {
-			release.get(this.commandTimeout.toNanos(), TimeUnit.NANOSECONDS);
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			throw RedisReplies.interrupted(keys, ex);
-		}
-		catch (ExecutionException | TimeoutException ex) {
-			// the release failed or is late: the attempt's own answer stands
-			return false;
-		}
-		return true;
-	}
-
 	/** One acquire script: the token if taken, 0 if queued ({@code entry} non-empty) or not taken. */
 	private long attempt(LockKeys keys, String owner, long leaseNanos, String entry, Duration waitTime) {
 		CompletableFuture<Long> reply = this.scripts.acquire(keys, owner, millis(leaseNanos), entry, queueTtlMillis());
@@ -339,26 +308,9 @@ final class LockEngine {
 		boolean wasHeld = lock.markReleased();
 		this.active.remove(lock.owner(), lock);
 		this.watchdog.unwatch(lock);
-		String key = lock.keys().key();
-		// Sent without waiting for the reply: whatever this instance sends next on the connection
-		// reaches Redis after it, and the caller does not pay a second round trip per lock.
-		this.pendingReleases.enter();
-		CompletableFuture<Void> inFlight = new CompletableFuture<>();
-		this.releasesInFlight.put(lock.keys().lock(), inFlight);
-		this.scripts.release(lock.keys(), lock.owner(), lock.fencingToken()).whenComplete((released, error) -> {
-			this.releasesInFlight.remove(lock.keys().lock(), inFlight);
-			inFlight.complete(null);
-			if (error != null) {
-				logger.warn("Could not release lock '{}'; it frees itself when its lease ends: {}", key, error.toString());
-			}
-			else if (released == 0 && wasHeld) {
-				logger.warn("Lock '{}' (fencing token {}) had already expired in Redis when it was released; "
-						+ "its lease was too short for the work it protected", key, lock.fencingToken());
-			}
-			this.pendingReleases.leave();
-		});
+		this.releases.send(lock, wasHeld);
 		Duration held = Duration.ofNanos(System.nanoTime() - lock.acquiredAtNanos());
-		this.listener.released(key, held);
+		this.listener.released(lock.keys().key(), held);
 	}
 
 	private void lost(HeldLock lock, String reason) {
