@@ -8,9 +8,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-
-import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
-import org.springframework.data.redis.core.StringRedisTemplate;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import dev.lockstep.LockHandle;
 import dev.lockstep.LockListener;
@@ -28,23 +26,16 @@ class ListenerThreadTests {
 
 	private static final Duration LEASE = Duration.ofSeconds(1);
 
-	private LettuceConnectionFactory factory;
-
-	private StringRedisTemplate redis;
+	@RegisterExtension
+	final RedisFixture redis = new RedisFixture();
 
 	private RedisLockService service;
 
 	private final CompletableFuture<String> lostOnThread = new CompletableFuture<>();
 
-	private String prefix;
-
 	@BeforeEach
 	void start() {
-		this.factory = RedisConnections.standalone();
-		this.redis = new StringRedisTemplate(this.factory);
-		this.redis.afterPropertiesSet();
-		this.prefix = RedisConnections.uniquePrefix();
-		this.service = RedisConnections.lockService(this.factory, this.prefix, (settings) -> {
+		this.service = RedisConnections.lockService(this.redis.factory(), this.redis.prefix(), (settings) -> {
 			settings.setLeaseTime(LEASE);
 			settings.setHeartbeatInterval(Duration.ofMillis(100));
 			settings.setListener(new LockListener() {
@@ -65,14 +56,13 @@ class ListenerThreadTests {
 	@AfterEach
 	void stop() {
 		this.service.stop();
-		this.factory.destroy();
 	}
 
 	@Test
 	void aListenerThatBlocksOnALostLockDoesNotStallTheRenewalsOfOtherLocks() throws Exception {
 		LockHandle doomed = this.service.acquire("doomed", Duration.ZERO);
 		try (LockHandle healthy = this.service.acquire("healthy", Duration.ZERO)) {
-			this.redis.delete(this.prefix + "{doomed}");
+			this.redis.template().delete(this.redis.prefix() + "{doomed}");
 			String thread = this.lostOnThread.get(10, TimeUnit.SECONDS);
 			assertThat(thread).isEqualTo("lockstep-events");
 			// the listener blocks for four leases; the healthy lock must be renewed meanwhile
@@ -81,7 +71,7 @@ class ListenerThreadTests {
 				assertThat(healthy.isHeld()).as("healthy lock while the listener blocks").isTrue();
 				Thread.sleep(50);
 			}
-			assertThat(this.redis.getExpire(this.prefix + "{healthy}", TimeUnit.MILLISECONDS)).isPositive();
+			assertThat(this.redis.template().getExpire(this.redis.prefix() + "{healthy}", TimeUnit.MILLISECONDS)).isPositive();
 			assertThat(doomed.isHeld()).isFalse();
 		}
 		doomed.close();

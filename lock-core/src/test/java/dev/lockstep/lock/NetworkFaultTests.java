@@ -15,12 +15,11 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
-import org.springframework.data.redis.core.StringRedisTemplate;
 
 import dev.lockstep.LockException;
 import dev.lockstep.LockListener;
@@ -57,21 +56,12 @@ class NetworkFaultTests {
 
 	private final List<RedisLockService> services = new ArrayList<>();
 
-	private String prefix;
-
-	private StringRedisTemplate direct;
+	/** The test's prefix, and a connection straight to Redis (no proxy) to look at what is left there. */
+	@RegisterExtension
+	final RedisFixture redis = new RedisFixture();
 
 	/** Locks reported lost (a holder whose renewals a fault kept from Redis past its lease). */
 	private final AtomicInteger lost = new AtomicInteger();
-
-	@BeforeEach
-	void prepare() {
-		this.prefix = RedisConnections.uniquePrefix();
-		LettuceConnectionFactory factory = RedisConnections.standalone();
-		this.factories.add(factory);
-		this.direct = new StringRedisTemplate(factory);
-		this.direct.afterPropertiesSet();
-	}
 
 	@AfterEach
 	void close() {
@@ -175,14 +165,14 @@ class NetworkFaultTests {
 	/** Locks, queues and grants all gone once nobody holds or waits, within a lease and the queue's time-to-live. */
 	private void assertNothingLeftInRedis() {
 		await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(200))
-			.untilAsserted(() -> assertThat(RedisConnections.keys(this.direct, this.prefix)).as("keys left in Redis").isEmpty());
+			.untilAsserted(() -> assertThat(this.redis.keys()).as("keys left in Redis").isEmpty());
 	}
 
 	private RedisLockService service(FaultProxy proxy) {
 		LettuceConnectionFactory factory = (proxy != null) ? RedisConnections.standalone(proxy.host(), proxy.port())
 				: RedisConnections.standalone();
 		this.factories.add(factory);
-		RedisLockService service = RedisConnections.lockService(factory, this.prefix, (settings) -> {
+		RedisLockService service = RedisConnections.lockService(factory, this.redis.prefix(), (settings) -> {
 			settings.setCommandTimeout(COMMAND_TIMEOUT);
 			settings.setLeaseTime(LEASE);
 			settings.setHeartbeatInterval(Duration.ofMillis(250));

@@ -9,15 +9,10 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-
-import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
-import org.springframework.data.redis.core.StringRedisTemplate;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import dev.lockstep.LockHandle;
 
@@ -32,32 +27,12 @@ import static org.awaitility.Awaitility.await;
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class WaiterLivenessTests {
 
-	private static LettuceConnectionFactory connectionFactory;
+	@RegisterExtension
+	final RedisFixture redis = new RedisFixture();
 
 	private final List<RedisLockService> services = new ArrayList<>();
 
 	private final ExecutorService threads = Executors.newCachedThreadPool();
-
-	private String prefix;
-
-	private StringRedisTemplate redis;
-
-	@BeforeAll
-	static void connect() {
-		connectionFactory = RedisConnections.standalone();
-	}
-
-	@AfterAll
-	static void disconnect() {
-		connectionFactory.destroy();
-	}
-
-	@BeforeEach
-	void prepare() {
-		this.prefix = RedisConnections.uniquePrefix();
-		this.redis = new StringRedisTemplate(connectionFactory);
-		this.redis.afterPropertiesSet();
-	}
 
 	@AfterEach
 	void stop() {
@@ -66,13 +41,13 @@ class WaiterLivenessTests {
 	}
 
 	private RedisLockService service(Consumer<RedisLockService> settings) {
-		RedisLockService service = RedisConnections.lockService(connectionFactory, this.prefix, settings);
+		RedisLockService service = RedisConnections.lockService(this.redis.factory(), this.redis.prefix(), settings);
 		this.services.add(service);
 		return service;
 	}
 
 	private List<String> queue(String key) {
-		return this.redis.opsForList().range(this.prefix + "{" + key + "}:queue", 0, -1);
+		return this.redis.template().opsForList().range(this.redis.prefix() + "{" + key + "}:queue", 0, -1);
 	}
 
 	@Test
@@ -106,10 +81,10 @@ class WaiterLivenessTests {
 	void aHeartbeatNeverWritesAWaitersEntryButReportsItMissing() throws Exception {
 		// Only a waiting thread writes its own entry: a heartbeat that raced its departure could
 		// otherwise bring back the entry of a waiter that has given up, and the lock would go to nobody.
-		try (dev.lockstep.redis.RedisScripts redis = new dev.lockstep.redis.RedisScripts(connectionFactory)) {
-			LockScripts scripts = new LockScripts(redis, this.prefix + "wake:");
-			LockKeys keys = LockKeys.of(this.prefix, "k");
-			this.redis.opsForValue().set(keys.lock(), "other:1:42", Duration.ofSeconds(30));
+		try (dev.lockstep.redis.RedisScripts redis = new dev.lockstep.redis.RedisScripts(this.redis.factory())) {
+			LockScripts scripts = new LockScripts(redis, this.redis.prefix() + "wake:");
+			LockKeys keys = LockKeys.of(this.redis.prefix(), "k");
+			this.redis.template().opsForValue().set(keys.lock(), "other:1:42", Duration.ofSeconds(30));
 			List<Object> reply = scripts.heartbeat(keys, 2500, 10_000, List.of("gone:7:2500")).get(10, TimeUnit.SECONDS);
 			assertThat(queue("k")).isEmpty();
 			assertThat(reply).hasSize(3);
@@ -131,7 +106,7 @@ class WaiterLivenessTests {
 		await().atMost(Duration.ofSeconds(10)).until(() -> queue("k").size() == 1);
 		String entry = queue("k").get(0);
 		// as if its instance had been taken for dead (a long pause) and pruned
-		this.redis.opsForList().remove(this.prefix + "{k}:queue", 0, entry);
+		this.redis.template().opsForList().remove(this.redis.prefix() + "{k}:queue", 0, entry);
 		// queued again under an owner id of its own: nothing meant for the dropped queueing can reach it
 		await().atMost(Duration.ofSeconds(10)).until(() -> queue("k").size() == 1);
 		assertThat(queue("k").get(0)).isNotEqualTo(entry)
@@ -147,13 +122,13 @@ class WaiterLivenessTests {
 			settings.setHeartbeatInterval(Duration.ofMillis(100));
 		});
 		LockHandle handle = service.acquire("revived", Duration.ZERO);
-		String value = this.redis.opsForValue().get(this.prefix + "{revived}");
-		this.redis.delete(this.prefix + "{revived}");
+		String value = this.redis.template().opsForValue().get(this.redis.prefix() + "{revived}");
+		this.redis.template().delete(this.redis.prefix() + "{revived}");
 		await().atMost(Duration.ofSeconds(10)).until(() -> !handle.isHeld());
 		// a renewal that was already on its way brings the lease back
-		this.redis.opsForValue().set(this.prefix + "{revived}", value, Duration.ofSeconds(30));
+		this.redis.template().opsForValue().set(this.redis.prefix() + "{revived}", value, Duration.ofSeconds(30));
 		handle.close();
-		assertThat(this.redis.hasKey(this.prefix + "{revived}")).isFalse();
+		assertThat(this.redis.template().hasKey(this.redis.prefix() + "{revived}")).isFalse();
 	}
 
 }

@@ -8,13 +8,11 @@ import java.util.Random;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-
-import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
-import org.springframework.data.redis.core.StringRedisTemplate;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import dev.lockstep.lock.RedisConnections;
+import dev.lockstep.lock.RedisFixture;
 import dev.lockstep.testing.FaultProxy;
 import dev.lockstep.testing.JavaProcess;
 import dev.lockstep.testing.TestRedis;
@@ -54,29 +52,13 @@ class ConnectionCutProcessTests {
 
 	private final List<FaultProxy> proxies = new ArrayList<>();
 
-	private LettuceConnectionFactory connectionFactory;
-
-	private StringRedisTemplate redis;
-
-	private String prefix;
-
-	@BeforeEach
-	void connect() {
-		this.connectionFactory = RedisConnections.standalone();
-		this.redis = new StringRedisTemplate(this.connectionFactory);
-		this.redis.afterPropertiesSet();
-		this.prefix = RedisConnections.uniquePrefix();
-	}
+	@RegisterExtension
+	final RedisFixture redis = new RedisFixture();
 
 	@AfterEach
 	void cleanUp() {
 		this.processes.forEach(JavaProcess::kill);
 		this.proxies.forEach(FaultProxy::close);
-		List<String> keys = RedisConnections.keys(this.redis, this.prefix);
-		if (!keys.isEmpty()) {
-			this.redis.delete(keys);
-		}
-		this.connectionFactory.destroy();
 	}
 
 	@Test
@@ -86,7 +68,7 @@ class ConnectionCutProcessTests {
 			FaultProxy proxy = FaultProxy.start(endpoint.host(), endpoint.port());
 			this.proxies.add(proxy);
 			this.processes.add(JavaProcess.start("cut-worker-" + i, LockingWorker.class, LockingWorker.JVM_OPTIONS,
-					"contend-through", endpoint.host(), Integer.toString(endpoint.port()), this.prefix,
+					"contend-through", endpoint.host(), Integer.toString(endpoint.port()), this.redis.prefix(),
 					Integer.toString(WORKERS), Integer.toString(THREADS), Integer.toString(SECONDS), Integer.toString(KEYS),
 					proxy.host(), Integer.toString(proxy.port())));
 		}
@@ -123,16 +105,16 @@ class ConnectionCutProcessTests {
 		assertThat(sections).as("sections run").isGreaterThan(100);
 		assertThat(summaries).allSatisfy((summary) -> assertThat(Duration.ofMillis(summary.get("longest")))
 			.as("longest lock call").isLessThanOrEqualTo(CALL_BOUND));
-		String probePrefix = this.prefix + "probe:";
+		String probePrefix = this.redis.prefix() + "probe:";
 		long tallied = 0;
 		for (int key = 0; key < KEYS; key++) {
-			tallied += SectionProbe.tally(this.redis, probePrefix, "key-" + key).sections();
-			assertThat(SectionProbe.inside(this.redis, probePrefix, "key-" + key)).isZero();
+			tallied += SectionProbe.tally(this.redis.template(), probePrefix, "key-" + key).sections();
+			assertThat(SectionProbe.inside(this.redis.template(), probePrefix, "key-" + key)).isZero();
 		}
 		assertThat(tallied).as("sections the probe's tally recorded (fewer: two sections interleaved)").isEqualTo(sections);
 		// locks, queues and grants all gone, within a lease and the queue's time-to-live
 		await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(200))
-			.untilAsserted(() -> assertThat(RedisConnections.keys(this.redis, LockingWorker.lockPrefix(this.prefix)))
+			.untilAsserted(() -> assertThat(RedisConnections.keys(this.redis.template(), LockingWorker.lockPrefix(this.redis.prefix())))
 				.as("keys left in Redis").isEmpty());
 	}
 
@@ -140,7 +122,7 @@ class ConnectionCutProcessTests {
 	private void awaitAllWorkersStarted() {
 		await().atMost(Duration.ofSeconds(90))
 			.until(() -> this.proxies.stream().allMatch((proxy) -> proxy.acceptedConnections() > 0)
-					&& String.valueOf(WORKERS).equals(this.redis.opsForValue().get(this.prefix + "probe:ready")));
+					&& String.valueOf(WORKERS).equals(this.redis.template().opsForValue().get(this.redis.prefix() + "probe:ready")));
 	}
 
 	private static long total(List<Map<String, Long>> summaries, String name) {

@@ -7,14 +7,12 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-
-import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
-import org.springframework.data.redis.core.StringRedisTemplate;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import dev.lockstep.lock.RedisConnections;
+import dev.lockstep.lock.RedisFixture;
 import dev.lockstep.testing.JavaProcess;
 import dev.lockstep.testing.TestRedis;
 
@@ -32,28 +30,12 @@ class CrossProcessMutualExclusionTests {
 
 	private final List<JavaProcess> processes = new ArrayList<>();
 
-	private LettuceConnectionFactory connectionFactory;
-
-	private StringRedisTemplate redis;
-
-	private String prefix;
-
-	@BeforeEach
-	void connect() {
-		this.connectionFactory = RedisConnections.standalone();
-		this.redis = new StringRedisTemplate(this.connectionFactory);
-		this.redis.afterPropertiesSet();
-		this.prefix = RedisConnections.uniquePrefix();
-	}
+	@RegisterExtension
+	final RedisFixture redis = new RedisFixture();
 
 	@AfterEach
 	void cleanUp() {
 		this.processes.forEach(JavaProcess::kill);
-		List<String> keys = RedisConnections.keys(this.redis, this.prefix);
-		if (!keys.isEmpty()) {
-			this.redis.delete(keys);
-		}
-		this.connectionFactory.destroy();
 	}
 
 	/**
@@ -79,13 +61,13 @@ class CrossProcessMutualExclusionTests {
 			assertThat(summary.errors()).as("errors").isZero();
 		});
 		assertThat(summaries.stream().mapToLong(Summary::sections).sum()).isGreaterThanOrEqualTo(10_000);
-		String probePrefix = this.prefix + "probe:";
+		String probePrefix = this.redis.prefix() + "probe:";
 		for (String key : keys) {
 			// Every section of every process is in the tally: no read-modify-write was lost.
-			assertThat(SectionProbe.tally(this.redis, probePrefix, key).sections()).as(key).isEqualTo(sectionsPerKey);
-			assertThat(SectionProbe.inside(this.redis, probePrefix, key)).as(key).isZero();
+			assertThat(SectionProbe.tally(this.redis.template(), probePrefix, key).sections()).as(key).isEqualTo(sectionsPerKey);
+			assertThat(SectionProbe.inside(this.redis.template(), probePrefix, key)).as(key).isZero();
 		}
-		assertThat(RedisConnections.keys(this.redis, LockingWorker.lockPrefix(this.prefix))).isEmpty();
+		assertThat(RedisConnections.keys(this.redis.template(), LockingWorker.lockPrefix(this.redis.prefix()))).isEmpty();
 	}
 
 	/** The check above is only worth something if the probe catches overlap when there is some. */
@@ -98,7 +80,7 @@ class CrossProcessMutualExclusionTests {
 		List<Summary> summaries = run(processes, threads, iterations, 1, false);
 
 		assertThat(summaries.stream().mapToLong(Summary::overlaps).sum()).isPositive();
-		assertThat(SectionProbe.tally(this.redis, this.prefix + "probe:", "key-0").sections())
+		assertThat(SectionProbe.tally(this.redis.template(), this.redis.prefix() + "probe:", "key-0").sections())
 			.isLessThan((long) processes * threads * iterations);
 	}
 
@@ -107,7 +89,7 @@ class CrossProcessMutualExclusionTests {
 		long start = System.nanoTime();
 		for (int i = 0; i < processes; i++) {
 			this.processes.add(JavaProcess.start("worker-" + i, LockingWorker.class, LockingWorker.JVM_OPTIONS, "contend",
-					endpoint.host(), Integer.toString(endpoint.port()), this.prefix, Integer.toString(processes),
+					endpoint.host(), Integer.toString(endpoint.port()), this.redis.prefix(), Integer.toString(processes),
 					Integer.toString(threads), Integer.toString(iterations), Integer.toString(keys), Boolean.toString(locked)));
 		}
 		List<Summary> summaries = new ArrayList<>();

@@ -7,15 +7,13 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-
-import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
-import org.springframework.data.redis.core.StringRedisTemplate;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import dev.lockstep.LockHandle;
 import dev.lockstep.lock.RedisConnections;
+import dev.lockstep.lock.RedisFixture;
 import dev.lockstep.lock.RedisLockService;
 import dev.lockstep.testing.JavaProcess;
 import dev.lockstep.testing.TestRedis;
@@ -39,23 +37,12 @@ class KilledHolderTests {
 
 	private final ExecutorService threads = Executors.newSingleThreadExecutor();
 
-	private LettuceConnectionFactory connectionFactory;
-
-	private StringRedisTemplate redis;
-
-	private String prefix;
+	@RegisterExtension
+	final RedisFixture redis = new RedisFixture();
 
 	private JavaProcess holder;
 
 	private RedisLockService waiter;
-
-	@BeforeEach
-	void connect() {
-		this.connectionFactory = RedisConnections.standalone();
-		this.redis = new StringRedisTemplate(this.connectionFactory);
-		this.redis.afterPropertiesSet();
-		this.prefix = RedisConnections.uniquePrefix();
-	}
 
 	@AfterEach
 	void cleanUp() {
@@ -66,30 +53,29 @@ class KilledHolderTests {
 		if (this.waiter != null) {
 			this.waiter.stop();
 		}
-		this.connectionFactory.destroy();
 	}
 
 	@Test
 	void aWaitingProcessTakesTheLockOfAKilledHolderWithinTheLeasePlusOneSecond() throws Exception {
 		TestRedis.Endpoint endpoint = TestRedis.standalone();
 		this.holder = JavaProcess.start("holder", LockingWorker.class, LockingWorker.JVM_OPTIONS, "hold", endpoint.host(),
-				Integer.toString(endpoint.port()), this.prefix, KEY, Long.toString(LEASE.toMillis()),
+				Integer.toString(endpoint.port()), this.redis.prefix(), KEY, Long.toString(LEASE.toMillis()),
 				Long.toString(HEARTBEAT.toMillis()));
 		long deadHoldersToken = Long.parseLong(this.holder.awaitLine("HELD ", Duration.ofSeconds(60)).split(" ")[1]);
-		this.waiter = RedisConnections.lockService(this.connectionFactory, LockingWorker.lockPrefix(this.prefix),
+		this.waiter = RedisConnections.lockService(this.redis.factory(), LockingWorker.lockPrefix(this.redis.prefix()),
 				(service) -> service.setHeartbeatInterval(HEARTBEAT));
 		CompletableFuture<Taken> taking = CompletableFuture.supplyAsync(() -> {
 			try (LockHandle handle = this.waiter.acquire(KEY, Duration.ofSeconds(60))) {
 				return new Taken(System.nanoTime(), handle.fencingToken());
 			}
 		}, this.threads);
-		await().atMost(Duration.ofSeconds(10)).until(() -> this.redis.opsForList().size(queueKey()) == 1);
+		await().atMost(Duration.ofSeconds(10)).until(() -> this.redis.template().opsForList().size(queueKey()) == 1);
 
 		// Alive, the holder keeps its lock past its lease: what frees it below is the kill alone.
 		Thread.sleep(LEASE.plusSeconds(1).toMillis());
 		assertThat(this.holder.isAlive()).isTrue();
 		assertThat(taking).isNotDone();
-		assertThat(this.redis.opsForValue().get(lockKey())).endsWith(":" + deadHoldersToken);
+		assertThat(this.redis.template().opsForValue().get(lockKey())).endsWith(":" + deadHoldersToken);
 
 		// Killed just after a renewal, the lock has (nearly) its whole lease left: the worst case.
 		await().atMost(Duration.ofSeconds(10))
@@ -107,16 +93,16 @@ class KilledHolderTests {
 		assertThat(handedOverAfter).isLessThanOrEqualTo(LEASE.plusSeconds(1));
 		assertThat(taken.fencingToken()).isGreaterThan(deadHoldersToken);
 		assertThat(this.holder.isAlive()).isFalse();
-		assertThat(RedisConnections.keys(this.redis, LockingWorker.lockPrefix(this.prefix))).isEmpty();
+		assertThat(RedisConnections.keys(this.redis.template(), LockingWorker.lockPrefix(this.redis.prefix()))).isEmpty();
 	}
 
 	private long leaseLeftMillis() {
-		Long left = this.redis.getExpire(lockKey(), TimeUnit.MILLISECONDS);
+		Long left = this.redis.template().getExpire(lockKey(), TimeUnit.MILLISECONDS);
 		return (left != null) ? left : -2;
 	}
 
 	private String lockKey() {
-		return LockingWorker.lockPrefix(this.prefix) + "{" + KEY + "}";
+		return LockingWorker.lockPrefix(this.redis.prefix()) + "{" + KEY + "}";
 	}
 
 	private String queueKey() {

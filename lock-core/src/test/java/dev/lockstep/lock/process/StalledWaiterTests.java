@@ -11,12 +11,11 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-
-import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
-import org.springframework.data.redis.core.StringRedisTemplate;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import dev.lockstep.LockHandle;
 import dev.lockstep.lock.RedisConnections;
+import dev.lockstep.lock.RedisFixture;
 import dev.lockstep.lock.RedisLockService;
 import dev.lockstep.testing.JavaProcess;
 import dev.lockstep.testing.TestRedis;
@@ -41,11 +40,8 @@ class StalledWaiterTests {
 
 	private final ExecutorService threads = Executors.newCachedThreadPool();
 
-	private LettuceConnectionFactory connectionFactory;
-
-	private StringRedisTemplate redis;
-
-	private String prefix;
+	@RegisterExtension
+	final RedisFixture redis = new RedisFixture();
 
 	private JavaProcess stalled;
 
@@ -55,13 +51,9 @@ class StalledWaiterTests {
 
 	@BeforeEach
 	void connect() {
-		this.connectionFactory = RedisConnections.standalone();
-		this.redis = new StringRedisTemplate(this.connectionFactory);
-		this.redis.afterPropertiesSet();
-		this.prefix = RedisConnections.uniquePrefix();
-		this.holder = RedisConnections.lockService(this.connectionFactory, LockingWorker.lockPrefix(this.prefix),
+		this.holder = RedisConnections.lockService(this.redis.factory(), LockingWorker.lockPrefix(this.redis.prefix()),
 				(service) -> service.setHeartbeatInterval(HEARTBEAT));
-		this.next = RedisConnections.lockService(this.connectionFactory, LockingWorker.lockPrefix(this.prefix),
+		this.next = RedisConnections.lockService(this.redis.factory(), LockingWorker.lockPrefix(this.redis.prefix()),
 				(service) -> service.setHeartbeatInterval(HEARTBEAT));
 	}
 
@@ -74,7 +66,6 @@ class StalledWaiterTests {
 		this.threads.shutdownNow();
 		this.holder.stop();
 		this.next.stop();
-		this.connectionFactory.destroy();
 	}
 
 	@Test
@@ -82,7 +73,7 @@ class StalledWaiterTests {
 		LockHandle held = this.holder.acquire(KEY, Duration.ZERO);
 		TestRedis.Endpoint endpoint = TestRedis.standalone();
 		this.stalled = JavaProcess.start("stalled-waiter", LockingWorker.class, LockingWorker.JVM_OPTIONS, "wait",
-				endpoint.host(), Integer.toString(endpoint.port()), this.prefix, KEY, Long.toString(HEARTBEAT.toMillis()));
+				endpoint.host(), Integer.toString(endpoint.port()), this.redis.prefix(), KEY, Long.toString(HEARTBEAT.toMillis()));
 		this.stalled.awaitLine("READY", Duration.ofSeconds(60));
 		await().atMost(Duration.ofSeconds(20)).until(() -> queueLength() == 1);
 		CompletableFuture<LockHandle> nextTakes = CompletableFuture.supplyAsync(() -> this.next.acquire(KEY,
@@ -94,7 +85,7 @@ class StalledWaiterTests {
 		// the hand-over goes to the stalled waiter, whose grant runs out; the next waiter takes the lock
 		LockHandle nextHolds = nextTakes.get(LIVENESS.multipliedBy(4).toMillis() + 5_000, TimeUnit.MILLISECONDS);
 		assertThat(nextHolds.isHeld()).isTrue();
-		String holderInRedis = this.redis.opsForValue().get(lockKey());
+		String holderInRedis = this.redis.template().opsForValue().get(lockKey());
 		assertThat(holderInRedis).endsWith(":" + nextHolds.fencingToken());
 
 		signal("CONT", this.stalled);
@@ -102,14 +93,14 @@ class StalledWaiterTests {
 		Thread.sleep(LIVENESS.multipliedBy(2).toMillis());
 		assertThat(this.stalled.lines()).as("stalled waiter's output while the next waiter holds the lock")
 			.noneMatch((line) -> line.startsWith("ACQUIRED"));
-		assertThat(this.redis.opsForValue().get(lockKey())).isEqualTo(holderInRedis);
+		assertThat(this.redis.template().opsForValue().get(lockKey())).isEqualTo(holderInRedis);
 
 		nextHolds.close();
 		String acquired = this.stalled.awaitLine("ACQUIRED ", Duration.ofSeconds(30));
 		assertThat(Long.parseLong(acquired.split(" ")[1])).isGreaterThan(nextHolds.fencingToken());
 		assertThat(acquired).endsWith(" true");
 		this.stalled.awaitLine("RELEASED", Duration.ofSeconds(30));
-		await().atMost(Duration.ofSeconds(10)).until(() -> !Boolean.TRUE.equals(this.redis.hasKey(lockKey())));
+		await().atMost(Duration.ofSeconds(10)).until(() -> !Boolean.TRUE.equals(this.redis.template().hasKey(lockKey())));
 	}
 
 	/**
@@ -122,7 +113,7 @@ class StalledWaiterTests {
 		LockHandle held = this.holder.acquire(KEY, Duration.ZERO);
 		TestRedis.Endpoint endpoint = TestRedis.standalone();
 		this.stalled = JavaProcess.start("dead-waiter", LockingWorker.class, LockingWorker.JVM_OPTIONS,
-				"wait-with-lease", endpoint.host(), Integer.toString(endpoint.port()), this.prefix, KEY,
+				"wait-with-lease", endpoint.host(), Integer.toString(endpoint.port()), this.redis.prefix(), KEY,
 				Long.toString(HEARTBEAT.toMillis()), "40000");
 		this.stalled.awaitLine("READY", Duration.ofSeconds(60));
 		await().atMost(Duration.ofSeconds(20)).until(() -> queueLength() == 1);
@@ -151,7 +142,7 @@ class StalledWaiterTests {
 		TestRedis.Endpoint endpoint = TestRedis.standalone();
 		Duration lease = Duration.ofSeconds(2);
 		this.stalled = JavaProcess.start("stalled-holder", LockingWorker.class, LockingWorker.JVM_OPTIONS,
-				"hold-until-lost", endpoint.host(), Integer.toString(endpoint.port()), this.prefix, KEY,
+				"hold-until-lost", endpoint.host(), Integer.toString(endpoint.port()), this.redis.prefix(), KEY,
 				Long.toString(lease.toMillis()), Long.toString(HEARTBEAT.toMillis()));
 		long stalledToken = Long.parseLong(this.stalled.awaitLine("HELD ", Duration.ofSeconds(60)).split(" ")[1]);
 
@@ -161,24 +152,24 @@ class StalledWaiterTests {
 			assertThat(Duration.ofNanos(System.nanoTime() - stoppedAt)).as("taken over once the lease ran out")
 				.isGreaterThanOrEqualTo(lease.dividedBy(2));
 			assertThat(taken.fencingToken()).isGreaterThan(stalledToken);
-			String holderInRedis = this.redis.opsForValue().get(lockKey());
+			String holderInRedis = this.redis.template().opsForValue().get(lockKey());
 
 			signal("CONT", this.stalled);
 			this.stalled.awaitLine("NOT-HELD", Duration.ofSeconds(10));
 			this.stalled.awaitLine("LOST " + stalledToken, Duration.ofSeconds(10));
 			this.stalled.awaitLine("RELEASED", Duration.ofSeconds(10));
-			assertThat(this.redis.opsForValue().get(lockKey())).as("the lock after the late release").isEqualTo(holderInRedis);
+			assertThat(this.redis.template().opsForValue().get(lockKey())).as("the lock after the late release").isEqualTo(holderInRedis);
 			assertThat(taken.isHeld()).isTrue();
 		}
 	}
 
 	private long queueLength() {
-		Long size = this.redis.opsForList().size(lockKey() + ":queue");
+		Long size = this.redis.template().opsForList().size(lockKey() + ":queue");
 		return (size != null) ? size : 0;
 	}
 
 	private String lockKey() {
-		return LockingWorker.lockPrefix(this.prefix) + "{" + KEY + "}";
+		return LockingWorker.lockPrefix(this.redis.prefix()) + "{" + KEY + "}";
 	}
 
 	private static void signal(String signal, JavaProcess process) throws IOException, InterruptedException {
