@@ -227,7 +227,7 @@ final class JobRunner {
 			// The claim may still reach Redis later: undo it then, so that the slot is not lost and the
 			// guard not held for lockAtMostFor by an owner nobody renews.
 			this.scripts.unclaim(keys(job), owner, this.instanceId, slot);
-			if (!takeover) {
+			if (!takeover && !Thread.currentThread().isInterrupted()) {
 				String reason = "Redis could not be reached within lockstep.command-timeout ("
 						+ DurationText.of(this.commandTimeout) + ")";
 				this.unrecordedSkips.put(job.name(), new UnrecordedSkip(slot, System.currentTimeMillis(), reason));
