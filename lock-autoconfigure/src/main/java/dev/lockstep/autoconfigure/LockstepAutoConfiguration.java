@@ -22,7 +22,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 import dev.lockstep.LockListener;
 import dev.lockstep.LockService;
 import dev.lockstep.SerialGroups;
-import dev.lockstep.annotation.LockAnnotationAdvisor;
+import dev.lockstep.aop.LockAnnotationAdvisor;
 import dev.lockstep.group.LockServiceSerialGroups;
 import dev.lockstep.lock.RedisLockService;
 

@@ -4,7 +4,7 @@ import java.time.Duration;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
-import dev.lockstep.annotation.LockAnnotationAdvisor;
+import dev.lockstep.aop.LockAnnotationAdvisor;
 import dev.lockstep.internal.NamingRules;
 
 /**

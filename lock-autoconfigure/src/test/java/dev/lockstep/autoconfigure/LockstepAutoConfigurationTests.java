@@ -38,7 +38,7 @@ import dev.lockstep.LockLostEvent;
 import dev.lockstep.LockService;
 import dev.lockstep.SerialGroups;
 import dev.lockstep.annotation.DistributedLock;
-import dev.lockstep.annotation.LockAnnotationAdvisor;
+import dev.lockstep.aop.LockAnnotationAdvisor;
 import dev.lockstep.autoconfigure.metrics.LockstepMetricsAutoConfiguration;
 import dev.lockstep.lock.RedisLockService;
 import dev.lockstep.testing.RedisCluster;

@@ -5,25 +5,21 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import org.springframework.aop.support.AopUtils;
-import org.springframework.beans.factory.config.ConfigurableBeanFactory;
-import org.springframework.core.MethodClassKey;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.scheduling.annotation.Scheduled;
 import org.springframework.scheduling.annotation.Schedules;
-import org.springframework.util.ClassUtils;
 import org.springframework.util.StringUtils;
 
 import dev.lockstep.GuardedJob;
 import dev.lockstep.annotation.JobGuard;
-import dev.lockstep.annotation.MethodAttributes;
+import dev.lockstep.aop.AnnotatedMethods;
+import dev.lockstep.aop.MethodAttributes;
 import dev.lockstep.internal.DurationText;
 
 /**
@@ -31,11 +27,9 @@ import dev.lockstep.internal.DurationText;
  * guarded) and resolves each once: name, {@code ${...}} placeholders and limits. Two methods
  * with one guard name, or bad limits, fail startup naming the methods.
  */
-final class JobDefinitions {
+final class JobDefinitions implements AnnotatedMethods.Resolver<GuardedJob> {
 
 	private static final Logger logger = LoggerFactory.getLogger(JobDefinitions.class);
-
-	private final Map<MethodClassKey, Optional<GuardedJob>> byMethod = new ConcurrentHashMap<>();
 
 	private final Map<String, GuardedJob> byName = new ConcurrentHashMap<>();
 
@@ -45,16 +39,10 @@ final class JobDefinitions {
 
 	private final boolean guardAllScheduled;
 
-	private final MethodAttributes attributes = new MethodAttributes();
-
 	JobDefinitions(Duration lockAtMostFor, Duration lockAtLeastFor, boolean guardAllScheduled) {
 		this.lockAtMostFor = lockAtMostFor;
 		this.lockAtLeastFor = lockAtLeastFor;
 		this.guardAllScheduled = guardAllScheduled;
-	}
-
-	void setBeanFactory(ConfigurableBeanFactory beanFactory) {
-		this.attributes.setBeanFactory(beanFactory);
 	}
 
 	List<GuardedJob> all() {
@@ -63,14 +51,8 @@ final class JobDefinitions {
 		return jobs;
 	}
 
-	@Nullable GuardedJob find(Method method, @Nullable Class<?> targetClass) {
-		return this.byMethod.computeIfAbsent(new MethodClassKey(method, targetClass),
-				(key) -> Optional.ofNullable(resolve(method, targetClass)))
-			.orElse(null);
-	}
-
-	private @Nullable GuardedJob resolve(Method method, @Nullable Class<?> targetClass) {
-		Method specific = AopUtils.getMostSpecificMethod(method, targetClass);
+	@Override
+	public @Nullable GuardedJob resolve(Method specific, Class<?> userClass, MethodAttributes attributes) {
 		JobGuard guard = AnnotatedElementUtils.findMergedAnnotation(specific, JobGuard.class);
 		boolean scheduled = AnnotatedElementUtils.hasAnnotation(specific, Scheduled.class)
 				|| AnnotatedElementUtils.hasAnnotation(specific, Schedules.class);
@@ -84,16 +66,15 @@ final class JobDefinitions {
 			throw new IllegalStateException(source + " cannot apply: a skipped firing returns null, which a method returning "
 					+ specific.getReturnType() + " cannot; return void or an object type");
 		}
-		Class<?> userClass = ClassUtils.getUserClass((targetClass != null) ? targetClass : method.getDeclaringClass());
-		String name = (guard != null && StringUtils.hasText(guard.name())) ? this.attributes.resolve(guard.name())
-				: userClass.getSimpleName() + "." + method.getName();
+		String name = (guard != null && StringUtils.hasText(guard.name())) ? attributes.resolve(guard.name())
+				: userClass.getSimpleName() + "." + specific.getName();
 		if (name.indexOf('{') >= 0 || name.indexOf('}') >= 0) {
 			throw new IllegalStateException(source + ": guard name '" + name + "' must not contain '{' or '}'");
 		}
 		Duration atMost = (guard != null && StringUtils.hasText(guard.lockAtMostFor()))
-				? this.attributes.duration(source, "lockAtMostFor", guard.lockAtMostFor(), false) : this.lockAtMostFor;
+				? attributes.duration(source, "lockAtMostFor", guard.lockAtMostFor(), false) : this.lockAtMostFor;
 		Duration atLeast = (guard != null && StringUtils.hasText(guard.lockAtLeastFor()))
-				? this.attributes.duration(source, "lockAtLeastFor", guard.lockAtLeastFor(), true) : this.lockAtLeastFor;
+				? attributes.duration(source, "lockAtLeastFor", guard.lockAtLeastFor(), true) : this.lockAtLeastFor;
 		if (atMost.toMillis() < 1000) {
 			throw new IllegalStateException(source + ": lockAtMostFor must be at least 1s, was " + DurationText.of(atMost));
 		}
@@ -102,7 +83,7 @@ final class JobDefinitions {
 					+ ") must not exceed lockAtMostFor (" + DurationText.of(atMost) + ")");
 		}
 		GuardedJob job = new GuardedJob(name, description, atMost, atLeast);
-		warnIfPeriodOutrunsLockAtLeastFor(specific, job);
+		warnIfPeriodOutrunsLockAtLeastFor(specific, job, attributes);
 		GuardedJob existing = this.byName.putIfAbsent(name, job);
 		if (existing != null && !existing.method().equals(description)) {
 			throw new IllegalStateException("Two jobs use the guard name '" + name + "': " + existing.method() + " and "
@@ -116,13 +97,13 @@ final class JobDefinitions {
 	 * keeps the instances, whose firings fall at different moments, from each running it once per
 	 * period. Says so at startup when lockAtLeastFor is well below the period.
 	 */
-	private void warnIfPeriodOutrunsLockAtLeastFor(Method method, GuardedJob job) {
+	private void warnIfPeriodOutrunsLockAtLeastFor(Method method, GuardedJob job, MethodAttributes attributes) {
 		for (Scheduled scheduled : AnnotatedElementUtils.getMergedRepeatableAnnotations(method, Scheduled.class,
 				Schedules.class)) {
 			boolean rate = scheduled.fixedRate() > 0 || StringUtils.hasText(scheduled.fixedRateString());
-			Duration period = period(scheduled.fixedRate(), scheduled.fixedRateString(), scheduled);
+			Duration period = period(scheduled.fixedRate(), scheduled.fixedRateString(), scheduled, attributes);
 			if (period == null) {
-				period = period(scheduled.fixedDelay(), scheduled.fixedDelayString(), scheduled);
+				period = period(scheduled.fixedDelay(), scheduled.fixedDelayString(), scheduled, attributes);
 			}
 			if (period != null && job.lockAtLeastFor().compareTo(period.multipliedBy(8).dividedBy(10)) < 0) {
 				logger.warn("@JobGuard on {} is {} {} with lockAtLeastFor {}: its firings differ per instance, so each "
@@ -133,14 +114,14 @@ final class JobDefinitions {
 		}
 	}
 
-	private @Nullable Duration period(long value, String text, Scheduled scheduled) {
+	private @Nullable Duration period(long value, String text, Scheduled scheduled, MethodAttributes attributes) {
 		if (value > 0) {
 			return Duration.of(value, scheduled.timeUnit().toChronoUnit());
 		}
 		if (!StringUtils.hasText(text)) {
 			return null;
 		}
-		String resolved = this.attributes.resolve(text).trim();
+		String resolved = attributes.resolve(text).trim();
 		try {
 			return Duration.of(Long.parseLong(resolved), scheduled.timeUnit().toChronoUnit());
 		}

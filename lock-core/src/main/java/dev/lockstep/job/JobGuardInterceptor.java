@@ -9,6 +9,7 @@ import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.factory.ObjectProvider;
 
 import dev.lockstep.GuardedJob;
+import dev.lockstep.aop.AnnotatedMethods;
 
 /**
  * Runs a guarded method only when this instance wins the firing; otherwise returns at once
@@ -17,11 +18,11 @@ import dev.lockstep.GuardedJob;
  */
 final class JobGuardInterceptor implements MethodInterceptor {
 
-	private final JobDefinitions jobs;
+	private final AnnotatedMethods<GuardedJob> jobs;
 
 	private final ObjectProvider<RedisJobGuard> guard;
 
-	JobGuardInterceptor(JobDefinitions jobs, ObjectProvider<RedisJobGuard> guard) {
+	JobGuardInterceptor(AnnotatedMethods<GuardedJob> jobs, ObjectProvider<RedisJobGuard> guard) {
 		this.jobs = jobs;
 		this.guard = guard;
 	}

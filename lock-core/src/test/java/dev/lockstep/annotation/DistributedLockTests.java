@@ -39,6 +39,7 @@ import dev.lockstep.LockHandle;
 import dev.lockstep.LockKeyException;
 import dev.lockstep.LockNotAcquiredException;
 import dev.lockstep.LockService;
+import dev.lockstep.aop.LockAnnotationAdvisor;
 import dev.lockstep.lock.RedisConnections;
 import dev.lockstep.lock.RedisLockService;
 

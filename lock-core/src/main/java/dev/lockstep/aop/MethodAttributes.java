@@ -1,4 +1,4 @@
-package dev.lockstep.annotation;
+package dev.lockstep.aop;
 
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;

@@ -1,4 +1,4 @@
-package dev.lockstep.annotation;
+package dev.lockstep.aop;
 
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;

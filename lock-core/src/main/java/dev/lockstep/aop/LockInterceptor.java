@@ -1,4 +1,4 @@
-package dev.lockstep.annotation;
+package dev.lockstep.aop;
 
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -28,7 +28,7 @@ import dev.lockstep.lock.ThreadLocks;
  */
 final class LockInterceptor implements MethodInterceptor {
 
-	private final LockedMethods methods;
+	private final AnnotatedMethods<LockedMethod> methods;
 
 	private final ObjectProvider<LockService> lockService;
 
@@ -36,7 +36,7 @@ final class LockInterceptor implements MethodInterceptor {
 
 	private volatile @Nullable ObservationRegistry observations;
 
-	LockInterceptor(LockedMethods methods, ObjectProvider<LockService> lockService) {
+	LockInterceptor(AnnotatedMethods<LockedMethod> methods, ObjectProvider<LockService> lockService) {
 		this.methods = methods;
 		this.lockService = lockService;
 	}

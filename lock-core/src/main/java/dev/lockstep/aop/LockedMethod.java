@@ -1,4 +1,4 @@
-package dev.lockstep.annotation;
+package dev.lockstep.aop;
 
 import java.time.Duration;
 import java.util.concurrent.CompletionStage;

@@ -1,0 +1,56 @@
+package dev.lockstep.aop;
+
+import java.lang.reflect.Method;
+import java.time.Duration;
+
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.util.StringUtils;
+
+import dev.lockstep.annotation.DistributedLock;
+import dev.lockstep.annotation.SerialGroup;
+import dev.lockstep.spel.KeyExpression;
+
+/**
+ * Finds {@link DistributedLock} and {@link SerialGroup} on methods and resolves them once: names,
+ * {@code ${...}} placeholders, durations and key expressions. Anything wrong fails at startup,
+ * when the proxy is created, with a message naming the method and the attribute.
+ */
+final class LockedMethods implements AnnotatedMethods.Resolver<LockedMethod> {
+
+	private final Duration lockWaitTime;
+
+	private final Duration groupWaitTime;
+
+	LockedMethods(Duration lockWaitTime, Duration groupWaitTime) {
+		this.lockWaitTime = lockWaitTime;
+		this.groupWaitTime = groupWaitTime;
+	}
+
+	@Override
+	public @Nullable LockedMethod resolve(Method method, Class<?> userClass, MethodAttributes attributes) {
+		DistributedLock lock = AnnotatedElementUtils.findMergedAnnotation(method, DistributedLock.class);
+		SerialGroup group = AnnotatedElementUtils.findMergedAnnotation(method, SerialGroup.class);
+		if (lock == null && group == null) {
+			return null;
+		}
+		String source = "@" + ((lock != null) ? "DistributedLock" : "SerialGroup") + " on "
+				+ MethodAttributes.describe(method);
+		if (lock != null && group != null) {
+			throw new IllegalStateException(source + " also has @SerialGroup; a method takes one of the two");
+		}
+		MethodAttributes.requireInterceptable(method, source);
+		String name = (lock != null) ? lock.name() : group.name();
+		name = StringUtils.hasText(name) ? attributes.resolve(name) : userClass.getSimpleName() + "." + method.getName();
+		String keyText = (lock != null) ? lock.key() : group.key();
+		String waitText = (lock != null) ? lock.waitTime() : group.waitTime();
+		String leaseText = (lock != null) ? lock.leaseTime() : group.leaseTime();
+		Duration wait = StringUtils.hasText(waitText) ? attributes.duration(source, "waitTime", waitText, true)
+				: ((lock != null) ? this.lockWaitTime : this.groupWaitTime);
+		Duration lease = StringUtils.hasText(leaseText) ? attributes.duration(source, "leaseTime", leaseText, false) : null;
+		return new LockedMethod(source, name, KeyExpression.parse(keyText, method, source), wait, lease,
+				group != null, method.getReturnType());
+	}
+
+}
