@@ -13,17 +13,17 @@ import dev.lockstep.redis.RedisScripts;
 /** The job guard's Lua scripts with typed arguments; each call is one round trip. */
 final class JobScripts {
 
-	private static final String SHARED = "/dev/lockstep/lock/handoff.lua";
+	private static final LuaScript CLAIM = LuaScript.load(JobScripts.class, ScriptOutputType.MULTI,
+			RedisScripts.LOCK_VALUES, "job-claim.lua");
 
-	private static final LuaScript CLAIM = LuaScript.load(JobScripts.class, ScriptOutputType.MULTI, SHARED, "job-claim.lua");
+	private static final LuaScript UNCLAIM = LuaScript.load(JobScripts.class, ScriptOutputType.INTEGER,
+			RedisScripts.LOCK_VALUES, "job-unclaim.lua");
 
-	private static final LuaScript UNCLAIM = LuaScript.load(JobScripts.class, ScriptOutputType.INTEGER, SHARED,
-			"job-unclaim.lua");
+	private static final LuaScript FINISH = LuaScript.load(JobScripts.class, ScriptOutputType.INTEGER,
+			RedisScripts.LOCK_VALUES, "job-finish.lua");
 
-	private static final LuaScript FINISH = LuaScript.load(JobScripts.class, ScriptOutputType.INTEGER, SHARED, "job-finish.lua");
-
-	private static final LuaScript RENEW = LuaScript.load(JobScripts.class, ScriptOutputType.MULTI, SHARED,
-			"job-renew.lua");
+	private static final LuaScript RENEW = LuaScript.load(JobScripts.class, ScriptOutputType.MULTI,
+			RedisScripts.LOCK_VALUES, "job-renew.lua");
 
 	private static final LuaScript SKIP = LuaScript.load(JobScripts.class, ScriptOutputType.INTEGER, "job-skip.lua");
 

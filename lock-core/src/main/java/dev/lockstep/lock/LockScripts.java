@@ -42,7 +42,7 @@ final class LockScripts {
 	}
 
 	private static LuaScript load(ScriptOutputType output, String name) {
-		return LuaScript.load(LockScripts.class, output, "handoff.lua", name);
+		return LuaScript.load(LockScripts.class, output, RedisScripts.LOCK_VALUES, "handoff.lua", name);
 	}
 
 	/** The lock as Redis holds it and the first {@code maxWaiters} queue entries; see state.lua. */
@@ -101,7 +101,7 @@ final class LockScripts {
 			.thenApply((renewed) -> renewed.get(0));
 	}
 
-	/** A lock key's value: '<owner id>:<fencing token>', as handoff.lua writes it; any token if 0. */
+	/** A lock key's value: '<owner id>:<fencing token>', as the lock scripts write it; any token if 0. */
 	private static String value(String owner, long fencingToken) {
 		return owner + ":" + ((fencingToken > 0) ? Long.toString(fencingToken) : "*");
 	}

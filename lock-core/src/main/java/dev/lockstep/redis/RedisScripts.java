@@ -28,6 +28,12 @@ import org.springframework.util.Assert;
  */
 public final class RedisScripts implements AutoCloseable {
 
+	/**
+	 * The Lua functions every script that reads or writes a lock value shares (owner id and fencing
+	 * token: {@code holder_of}, {@code clock_token}, {@code format_token}); load it first.
+	 */
+	public static final String LOCK_VALUES = "/dev/lockstep/redis/lock-values.lua";
+
 	private final LettuceConnectionFactory connectionFactory;
 
 	private final boolean cluster;

@@ -1,5 +1,5 @@
 -- Decides whether this instance runs one firing of a guarded job and, if so, takes the job's
--- guard. Loaded after the lock scripts' shared functions (handoff.lua). Times are the Redis
+-- guard. Loaded after the shared lock-value functions (redis/lock-values.lua). Times are the Redis
 -- server's. A cron firing is identified by its slot (the scheduled time the cron gave), so
 -- instances agree on it whatever their clocks say; each slot runs once.
 -- Each slot is elected once, by the first claim that reaches Redis, and the election is kept per
