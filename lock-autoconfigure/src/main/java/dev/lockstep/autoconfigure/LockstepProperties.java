@@ -2,6 +2,8 @@ package dev.lockstep.autoconfigure;
 
 import java.time.Duration;
 
+import org.jspecify.annotations.Nullable;
+
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 import dev.lockstep.aop.LockAnnotationAdvisor;
@@ -235,7 +237,7 @@ public class LockstepProperties {
 		 * Id of this instance in run records and skip reasons; defaults to host name, process id and a random
 		 * suffix.
 		 */
-		private String instanceId;
+		private @Nullable String instanceId;
 
 		/**
 		 * Scope of job guards: jobs of one name share a guard only within one scope. Defaults to
@@ -243,7 +245,7 @@ public class LockstepProperties {
 		 * other's firings; set the same value in services that are meant to share their guards, or an
 		 * empty value for one scope across every service on this Redis.
 		 */
-		private String scope;
+		private @Nullable String scope;
 
 		public boolean isEnabled() {
 			return this.enabled;
@@ -293,19 +295,19 @@ public class LockstepProperties {
 			this.shutdownTimeout = atLeast("lockstep.job-guard.shutdown-timeout", shutdownTimeout, Duration.ZERO);
 		}
 
-		public String getInstanceId() {
+		public @Nullable String getInstanceId() {
 			return this.instanceId;
 		}
 
-		public String getScope() {
+		public @Nullable String getScope() {
 			return this.scope;
 		}
 
-		public void setScope(String scope) {
+		public void setScope(@Nullable String scope) {
 			this.scope = (scope != null) ? NamingRules.insideHashTag("lockstep.job-guard.scope", scope) : null;
 		}
 
-		public void setInstanceId(String instanceId) {
+		public void setInstanceId(@Nullable String instanceId) {
 			this.instanceId = (instanceId != null) ? NamingRules.instanceId("lockstep.job-guard.instance-id", instanceId)
 					: null;
 		}
