@@ -34,9 +34,4 @@ record Firing(Instant scheduledTime, boolean cron) {
 		}
 	}
 
-	/** The cron slot in epoch milliseconds, or null when the firing has none. */
-	@Nullable Long slot() {
-		return this.cron ? this.scheduledTime.toEpochMilli() : null;
-	}
-
 }

@@ -1,5 +1,7 @@
 package dev.lockstep.job;
 
+import java.time.Instant;
+
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
 import org.jspecify.annotations.Nullable;
@@ -9,10 +11,12 @@ import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.factory.ObjectProvider;
 
 import dev.lockstep.GuardedJob;
+import dev.lockstep.JobGuardExecutor;
 import dev.lockstep.aop.AnnotatedMethods;
 
 /**
- * Runs a guarded method only when this instance wins the firing; otherwise returns at once
+ * Hands each firing of a guarded method to the {@link JobGuardExecutor}, which runs it only when
+ * this instance wins the firing; otherwise the call returns at once
  * ({@code null} for a method that returns something). A firing left to another instance is
  * handed back to this one later if that instance never starts it.
  */
@@ -20,9 +24,9 @@ final class JobGuardInterceptor implements MethodInterceptor {
 
 	private final AnnotatedMethods<GuardedJob> jobs;
 
-	private final ObjectProvider<RedisJobGuard> guard;
+	private final ObjectProvider<JobGuardExecutor> guard;
 
-	JobGuardInterceptor(AnnotatedMethods<GuardedJob> jobs, ObjectProvider<RedisJobGuard> guard) {
+	JobGuardInterceptor(AnnotatedMethods<GuardedJob> jobs, ObjectProvider<JobGuardExecutor> guard) {
 		this.jobs = jobs;
 		this.guard = guard;
 	}
@@ -36,8 +40,8 @@ final class JobGuardInterceptor implements MethodInterceptor {
 		}
 		Firing firing = Firing.current();
 		MethodInvocation later = (invocation instanceof ProxyMethodInvocation proxied) ? proxied.invocableClone() : null;
-		return this.guard.getObject().run(job, firing, invocation::proceed,
-				(later != null) ? later::proceed : null);
+		Instant cronSlot = (firing != null && firing.cron()) ? firing.scheduledTime() : null;
+		return this.guard.getObject().execute(job, cronSlot, invocation::proceed, (later != null) ? later::proceed : null);
 	}
 
 }

@@ -5,6 +5,7 @@ import io.micrometer.observation.ObservationRegistry;
 import org.jspecify.annotations.Nullable;
 
 import dev.lockstep.GuardedJob;
+import dev.lockstep.JobGuardExecutor;
 
 /** The {@code lockstep.job.run} observation around a guarded run. */
 final class JobObservations {
@@ -13,7 +14,7 @@ final class JobObservations {
 	}
 
 	/** Runs the body inside a {@code lockstep.job.run} observation (job, outcome, takeover: low cardinality). */
-	static @Nullable Object observed(ObservationRegistry observations, GuardedJob job, int attempt, JobRunner.JobBody body)
+	static @Nullable Object observed(ObservationRegistry observations, GuardedJob job, int attempt, JobGuardExecutor.Body body)
 			throws Throwable {
 		if (observations.isNoop()) {
 			return body.run();

@@ -23,6 +23,7 @@ import org.slf4j.LoggerFactory;
 
 import dev.lockstep.GuardedJob;
 import dev.lockstep.JobFiring;
+import dev.lockstep.JobGuardExecutor.Body;
 import dev.lockstep.LockListener;
 import dev.lockstep.LockLostEvent;
 import dev.lockstep.internal.DurationText;
@@ -132,11 +133,11 @@ final class JobRunner {
 
 	/**
 	 * Runs one firing of {@code job} if this instance wins it.
+	 * @param slot the firing's cron slot in epoch milliseconds, or null
 	 * @param body the guarded method
 	 * @param later the same method, to run later if the firing is left to an instance that never starts it
 	 */
-	@Nullable Object run(GuardedJob job, @Nullable Firing firing, JobBody body, @Nullable JobBody later) throws Throwable {
-		Long slot = (firing != null) ? firing.slot() : null;
+	@Nullable Object run(GuardedJob job, @Nullable Long slot, Body body, @Nullable Body later) throws Throwable {
 		if (!enter()) {
 			skipped(job, "the application is shutting down");
 			return null;
@@ -164,7 +165,7 @@ final class JobRunner {
 		}
 	}
 
-	private void scheduleTakeover(GuardedJob job, Long slot, JobBody body, Duration delay, int attempt, long until) {
+	private void scheduleTakeover(GuardedJob job, Long slot, Body body, Duration delay, int attempt, long until) {
 		if (System.nanoTime() - until > 0) {
 			logger.warn("Job '{}' gave up taking over the firing of {}: the guard stayed held, or Redis unreachable, "
 					+ "past the slot horizon", job.name(), Instant.ofEpochMilli(slot));
@@ -184,7 +185,7 @@ final class JobRunner {
 	 * decided meanwhile. While another run holds the guard or Redis fails, tries again until the
 	 * slot is decided, for the horizon at most.
 	 */
-	private void takeOver(GuardedJob job, Long slot, JobBody body, int attempt, long until) {
+	private void takeOver(GuardedJob job, Long slot, Body body, int attempt, long until) {
 		if (!enter()) {
 			return;
 		}
@@ -252,7 +253,7 @@ final class JobRunner {
 			});
 	}
 
-	private @Nullable Object runClaimed(GuardedJob job, @Nullable Long slot, JobClaim claim, JobBody body, int attempt)
+	private @Nullable Object runClaimed(GuardedJob job, @Nullable Long slot, JobClaim claim, Body body, int attempt)
 			throws Throwable {
 		Run run = new Run(job, claim.owner(), claim.token(), claim.start(), slot);
 		this.runs.add(run);
@@ -336,14 +337,6 @@ final class JobRunner {
 		Thread thread = new Thread(task, name);
 		thread.setDaemon(true);
 		return thread;
-	}
-
-	/** The guarded method's body. */
-	@FunctionalInterface
-	interface JobBody {
-
-		@Nullable Object run() throws Throwable;
-
 	}
 
 	/** A firing skipped while Redis could not be reached. */

@@ -2,6 +2,7 @@ package dev.lockstep.job;
 
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
@@ -17,6 +18,7 @@ import org.springframework.util.Assert;
 
 import dev.lockstep.GuardedJob;
 import dev.lockstep.JobElection;
+import dev.lockstep.JobGuardExecutor;
 import dev.lockstep.JobGuardRegistry;
 import dev.lockstep.JobMember;
 import dev.lockstep.JobRun;
@@ -32,7 +34,7 @@ import dev.lockstep.redis.RedisScripts;
  * while the run lasts, records runs and skips, and on shutdown lets running jobs finish and give
  * up their guards before the Redis connection closes. Settings are fixed once it has started.
  */
-public final class RedisJobGuard implements JobGuardRegistry, SmartLifecycle {
+public final class RedisJobGuard implements JobGuardExecutor, JobGuardRegistry, SmartLifecycle {
 
 	private static final Logger logger = LoggerFactory.getLogger(RedisJobGuard.class);
 
@@ -200,15 +202,16 @@ public final class RedisJobGuard implements JobGuardRegistry, SmartLifecycle {
 		return 2000;
 	}
 
-	/** Runs one firing of {@code job} if this instance wins it; see {@link JobRunner#run}. */
-	@Nullable Object run(GuardedJob job, @Nullable Firing firing, JobRunner.JobBody body, JobRunner.@Nullable JobBody later)
+	/** Runs one firing of {@code job} if this instance wins it, through Redis; see {@link JobRunner#run}. */
+	@Override
+	public @Nullable Object execute(GuardedJob job, @Nullable Instant cronSlot, Body body, @Nullable Body retry)
 			throws Throwable {
 		JobRunner current = this.runner;
 		if (current == null) {
 			logger.debug("Job '{}' skipped this firing: the job guard is not running", job.name());
 			return null;
 		}
-		return current.run(job, firing, body, later);
+		return current.run(job, (cronSlot != null) ? cronSlot.toEpochMilli() : null, body, retry);
 	}
 
 	private static String defaultInstanceId() {

@@ -18,6 +18,7 @@ import org.springframework.context.annotation.Role;
 import org.springframework.core.env.Environment;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 
+import dev.lockstep.JobGuardExecutor;
 import dev.lockstep.JobGuardRegistry;
 import dev.lockstep.LockListener;
 import dev.lockstep.autoconfigure.LockstepAutoConfiguration;
@@ -42,7 +43,7 @@ public final class JobGuardAutoConfiguration {
 	@Bean
 	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
 	@ConditionalOnMissingBean
-	static JobGuardAdvisor jobGuardAdvisor(ObjectProvider<RedisJobGuard> jobGuard, Environment environment) {
+	static JobGuardAdvisor jobGuardAdvisor(ObjectProvider<JobGuardExecutor> jobGuard, Environment environment) {
 		LockstepProperties.JobGuard properties = Binder.get(environment)
 			.bindOrCreate("lockstep", LockstepProperties.class)
 			.getJobGuard();
@@ -52,9 +53,9 @@ public final class JobGuardAutoConfiguration {
 
 	/**
 	 * The guard, which is also the job records' registry. Backs off for an application's own
-	 * {@link RedisJobGuard}; beside an application's own {@link JobGuardRegistry} it stays (the
-	 * guarded methods need it) as a fallback, so that the application's registry is the one
-	 * injected.
+	 * {@link RedisJobGuard}; beside an application's own {@link JobGuardRegistry} or
+	 * {@link JobGuardExecutor} it stays as a fallback, so that the application's bean is the one
+	 * injected and used (guarded methods go through the executor the advisor resolves).
 	 */
 	@Bean
 	@Fallback

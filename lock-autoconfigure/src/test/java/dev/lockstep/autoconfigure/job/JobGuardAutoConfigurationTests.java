@@ -13,6 +13,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 import dev.lockstep.GuardedJob;
+import dev.lockstep.JobGuardExecutor;
 import dev.lockstep.JobGuardRegistry;
 import dev.lockstep.JobRun;
 import dev.lockstep.JobSkip;
@@ -62,6 +63,28 @@ class JobGuardAutoConfigurationTests {
 				nightly.export();
 				assertThat(nightly.runs()).isEqualTo(1);
 				assertThat(context.getBean(RedisJobGuard.class).lastRun("nightly")).isPresent();
+			});
+	}
+
+	@Test
+	void anApplicationsOwnExecutorRunsTheGuardedFiringsAndLockstepsGuardStaysForTheRecords() throws Exception {
+		this.runner.withUserConfiguration(OwnExecutor.class)
+			.withPropertyValues("lockstep.key-prefix=exec" + System.nanoTime() + ":")
+			.run((context) -> {
+				assertThat(context).hasNotFailed().hasSingleBean(RedisJobGuard.class);
+				assertThat(context.getBean(JobGuardExecutor.class)).isInstanceOf(OneRunPerJvm.class);
+				Blocking blocking = context.getBean(Blocking.class);
+				java.util.concurrent.CompletableFuture<Void> first = java.util.concurrent.CompletableFuture
+					.runAsync(blocking::work);
+				assertThat(blocking.awaitEntered()).isTrue();
+				// the application's executor refuses a second firing while the first runs
+				blocking.work();
+				blocking.release();
+				first.get(10, java.util.concurrent.TimeUnit.SECONDS);
+				assertThat(blocking.runs()).isEqualTo(1);
+				assertThat(context.getBean(OneRunPerJvm.class).firings).containsExactly("blocking:run", "blocking:skipped");
+				// Lockstep's guard ran nothing: it stays for the records only
+				assertThat(context.getBean(RedisJobGuard.class).lastRun("blocking")).isEmpty();
 			});
 	}
 
@@ -134,6 +157,76 @@ class JobGuardAutoConfigurationTests {
 
 		public int runs() {
 			return this.runs.get();
+		}
+
+	}
+
+	static class Blocking {
+
+		final java.util.concurrent.CountDownLatch entered = new java.util.concurrent.CountDownLatch(1);
+
+		final java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+
+		final java.util.concurrent.atomic.AtomicInteger runs = new java.util.concurrent.atomic.AtomicInteger();
+
+		// the bean is a class proxy: tests reach its state through methods, not fields
+		public boolean awaitEntered() throws InterruptedException {
+			return this.entered.await(10, java.util.concurrent.TimeUnit.SECONDS);
+		}
+
+		public void release() {
+			this.release.countDown();
+		}
+
+		public int runs() {
+			return this.runs.get();
+		}
+
+		@dev.lockstep.annotation.JobGuard(name = "blocking")
+		public void work() {
+			this.runs.incrementAndGet();
+			this.entered.countDown();
+			try {
+				this.release.await(10, java.util.concurrent.TimeUnit.SECONDS);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
+		}
+
+	}
+
+	/** An application's own executor: a firing runs unless a firing of the same job runs in this JVM. */
+	static class OneRunPerJvm implements JobGuardExecutor {
+
+		final java.util.Set<String> running = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+		final java.util.List<String> firings = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+		@Override
+		public Object execute(GuardedJob job, java.time.Instant cronSlot, Body body, Body retry) throws Throwable {
+			if (!this.running.add(job.name())) {
+				this.firings.add(job.name() + ":skipped");
+				return null;
+			}
+			this.firings.add(job.name() + ":run");
+			try {
+				return body.run();
+			}
+			finally {
+				this.running.remove(job.name());
+			}
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@org.springframework.context.annotation.Import(Blocking.class)
+	static class OwnExecutor {
+
+		@Bean
+		OneRunPerJvm oneRunPerJvm() {
+			return new OneRunPerJvm();
 		}
 
 	}
