@@ -296,6 +296,7 @@ final class JobRunner {
 
 	private void renew(Run run) {
 		this.scripts.renew(keys(run.job()), run.owner(), run.job().lockAtMostFor().toMillis())
+			.orTimeout(this.commandTimeout.toMillis(), TimeUnit.MILLISECONDS)
 			.whenComplete((renewed, error) -> {
 				if (error != null) {
 					logger.warn("Could not renew the guard of job '{}', will retry: {}", run.job().name(), error.toString());

@@ -1,11 +1,13 @@
 package dev.lockstep.lock;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -29,10 +31,14 @@ final class LeaseWatchdog {
 
 	private final LateRenewals lateRenewals;
 
+	/** How long a renewal may take before it counts as failed and the next tick sends another. */
+	private final long commandTimeoutNanos;
+
 	private final Set<HeldLock> watched = ConcurrentHashMap.newKeySet();
 
-	LeaseWatchdog(LockScripts scripts, LostLocks lostLocks, LateRenewals lateRenewals) {
+	LeaseWatchdog(LockScripts scripts, LostLocks lostLocks, LateRenewals lateRenewals, Duration commandTimeout) {
 		this.scripts = scripts;
+		this.commandTimeoutNanos = commandTimeout.toNanos();
 		this.lostLocks = lostLocks;
 		this.lateRenewals = lateRenewals;
 	}
@@ -69,26 +75,30 @@ final class LeaseWatchdog {
 	}
 
 	private void renew(List<HeldLock> batch, long sentAtNanos) {
-		this.scripts.renew(batch).whenComplete((renewed, error) -> {
-			for (int i = 0; i < batch.size(); i++) {
-				HeldLock lock = batch.get(i);
-				if (error == null && renewed.get(i) == 1L) {
-					// renewals go out with two thirds of the lease left; one confirmed with under a third came late
-					long leftNanos = lock.confirmedUntilNanos() - System.nanoTime();
-					lock.confirm(sentAtNanos, lock.leaseNanos());
-					if (leftNanos < lock.leaseNanos() / 3) {
-						this.lateRenewals.late(lock, Math.max(0, leftNanos));
+		// Bounded like every other call: a renewal stuck in the client (its node failed over, its
+		// connection being replaced) would otherwise hold back the next ones for the client's own,
+		// much longer, timeout while the lease runs out.
+		this.scripts.renew(batch).orTimeout(this.commandTimeoutNanos, TimeUnit.NANOSECONDS)
+			.whenComplete((renewed, error) -> {
+				for (int i = 0; i < batch.size(); i++) {
+					HeldLock lock = batch.get(i);
+					if (error == null && renewed.get(i) == 1L) {
+						// renewals go out with two thirds of the lease left; one confirmed with under a third came late
+						long leftNanos = lock.confirmedUntilNanos() - System.nanoTime();
+						lock.confirm(sentAtNanos, lock.leaseNanos());
+						if (leftNanos < lock.leaseNanos() / 3) {
+							this.lateRenewals.late(lock, Math.max(0, leftNanos));
+						}
 					}
+					else if (error == null && this.watched.remove(lock) && lock.isActive()) {
+						this.lostLocks.lost(lock, "the watchdog found it gone from Redis");
+					}
+					lock.renewalDone();
 				}
-				else if (error == null && this.watched.remove(lock) && lock.isActive()) {
-					this.lostLocks.lost(lock, "the watchdog found it gone from Redis");
+				if (error != null) {
+					logger.warn("Could not renew {} lock lease(s), will retry: {}", batch.size(), error.toString());
 				}
-				lock.renewalDone();
-			}
-			if (error != null) {
-				logger.warn("Could not renew {} lock lease(s), will retry: {}", batch.size(), error.toString());
-			}
-		});
+			});
 	}
 
 	/** Where a renewal confirmed with under a third of the lease left goes. */

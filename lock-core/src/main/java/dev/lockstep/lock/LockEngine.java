@@ -87,7 +87,7 @@ final class LockEngine {
 		this.scripts = new LockScripts(this.redis, keyPrefix + "wake:");
 		this.scripts.preload(commandTimeout);
 		this.waiters = new LockWaiters(instance, this::releaseStrayGrant);
-		this.watchdog = new LeaseWatchdog(this.scripts, this::lost, this::renewedLate);
+		this.watchdog = new LeaseWatchdog(this.scripts, this::lost, this::renewedLate, commandTimeout);
 		this.replies = new RedisReplies(commandTimeout);
 		this.releases = new PendingReleases(this.scripts, commandTimeout);
 		this.timer = Executors.newSingleThreadScheduledExecutor((task) -> {
