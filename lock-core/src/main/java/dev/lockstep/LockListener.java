@@ -40,4 +40,20 @@ public interface LockListener {
 	default void jobRan(String job, Duration took, boolean succeeded) {
 	}
 
+	/**
+	 * A task of a serial queue started on this instance, {@code waited} after it was submitted
+	 * (both by the Redis server's clock), on the worker's thread.
+	 */
+	default void taskStarted(String queue, Duration waited) {
+	}
+
+	/**
+	 * A task's run on this instance ended after {@code ran}: {@code outcome} is {@code done},
+	 * {@code retry} (it threw and will be retried), {@code dead} (it threw on its last attempt, or its
+	 * payload could not be read), {@code released} (this instance stopped and gave it back) or
+	 * {@code lost} (its lease ran out before it ended, so it may run again elsewhere).
+	 */
+	default void taskEnded(String queue, String outcome, Duration ran) {
+	}
+
 }

@@ -72,6 +72,16 @@ public final class IsolatedListener implements LockListener {
 		call((target) -> target.jobRan(job, took, succeeded));
 	}
 
+	@Override
+	public void taskStarted(String queue, Duration waited) {
+		call((target) -> target.taskStarted(queue, waited));
+	}
+
+	@Override
+	public void taskEnded(String queue, String outcome, Duration ran) {
+		call((target) -> target.taskEnded(queue, outcome, ran));
+	}
+
 	private void call(Consumer<LockListener> event) {
 		try {
 			event.accept(this.listener);

@@ -1,0 +1,58 @@
+package dev.lockstep;
+
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Durable serial queues on Redis: tasks are submitted with a group key and stored in Redis, and the
+ * {@link dev.lockstep.annotation.SerialQueueListener listeners} of every instance run them. The
+ * tasks of one group run one at a time, in submission order, on whichever instance is free;
+ * different groups run in parallel and are served in turn. A running task holds a lease its
+ * instance renews; when the instance dies the task runs again (at-least-once delivery), before the
+ * group's later tasks. A task whose listener throws is retried with backoff, up to the queue's
+ * maximum attempts, and then moved to the dead letters, and its group goes on.
+ *
+ * <pre class="code">
+ * String id = serialQueue.submit("imports", tenantId + ":" + entityCode, request);
+ * </pre>
+ */
+public interface SerialQueue {
+
+	/**
+	 * Stores a task in Redis and returns its id once it is stored.
+	 * @param queue the queue's name
+	 * @param group the group the task belongs to: the group's tasks run one at a time, in order
+	 * @param payload written as JSON with the application's Jackson mapper
+	 * @return the new task's id
+	 * @throws IllegalArgumentException if the payload cannot be written as JSON, or a name is blank
+	 * @throws SerialQueueException if Redis cannot be reached or fails: nothing is stored
+	 */
+	String submit(String queue, String group, Object payload);
+
+	/**
+	 * Like {@link #submit(String, String, Object)}, but a second submit with the same
+	 * {@code deduplicationId} to the same queue within the deduplication window stores nothing and
+	 * returns the first task's id.
+	 */
+	String submit(String queue, String group, Object payload, String deduplicationId);
+
+	/**
+	 * The task, while it is queued, running or dead, and for the deduplication window after it is
+	 * done; empty when there is no such task (never submitted, or done longer ago).
+	 */
+	Optional<SerialTask> task(String queue, String taskId);
+
+	/** How many tasks of the queue are queued, running and dead, and how many groups wait for a worker. */
+	QueueStats stats(String queue);
+
+	/** Up to {@code max} dead tasks of the queue, oldest first. */
+	List<SerialTask> deadLetters(String queue, int max);
+
+	/**
+	 * Puts a dead task back at the head of its group's waiting tasks, with its attempts counted from
+	 * zero again.
+	 * @return true if the task was dead and is queued again, false if it is not a dead task
+	 */
+	boolean redrive(String queue, String taskId);
+
+}

@@ -1,0 +1,162 @@
+package dev.lockstep.queue;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+
+import io.lettuce.core.ScriptOutputType;
+import org.jspecify.annotations.Nullable;
+
+import dev.lockstep.redis.LuaScript;
+import dev.lockstep.redis.RedisScripts;
+
+/** The queue's Lua scripts with typed arguments and replies; each call is one round trip. */
+final class QueueScripts {
+
+	private static final String COMMON = "queue-common.lua";
+
+	private static final LuaScript SUBMIT = load(ScriptOutputType.MULTI, "queue-submit.lua");
+
+	private static final LuaScript TAKE = load(ScriptOutputType.MULTI, "queue-take.lua");
+
+	private static final LuaScript RENEW = load(ScriptOutputType.MULTI, "queue-renew.lua");
+
+	private static final LuaScript FINISH = load(ScriptOutputType.INTEGER, "queue-finish.lua");
+
+	private static final LuaScript FAIL = load(ScriptOutputType.INTEGER, "queue-fail.lua");
+
+	private static final LuaScript RELEASE = load(ScriptOutputType.INTEGER, "queue-release.lua");
+
+	private static final LuaScript REDRIVE = load(ScriptOutputType.INTEGER, "queue-redrive.lua");
+
+	private static final LuaScript VIEW = load(ScriptOutputType.MULTI, "queue-view.lua");
+
+	private final RedisScripts redis;
+
+	QueueScripts(RedisScripts redis) {
+		this.redis = redis;
+	}
+
+	private static LuaScript load(ScriptOutputType output, String script) {
+		return LuaScript.load(QueueScripts.class, output, COMMON, script);
+	}
+
+	void preload(Duration wait) {
+		this.redis.preload(List.of(SUBMIT, TAKE, RENEW, FINISH, FAIL, RELEASE, REDRIVE, VIEW), wait);
+	}
+
+	/** The id of the stored task: this one, or the one stored already under the deduplication id. */
+	CompletableFuture<String> submit(QueueKeys keys, String id, String group, String payload,
+			@Nullable String deduplicationId, Duration window) {
+		return this.redis.<List<Object>>run(SUBMIT, keys.forScripts(), List.of(id, group, payload,
+				(deduplicationId != null) ? deduplicationId : "", Long.toString(window.toMillis()), keys.channel()))
+			.thenApply((reply) -> text(reply.get(1)));
+	}
+
+	/** The task started for {@code owner}, or the wait until a lease or retry falls due. */
+	CompletableFuture<Taken> take(QueueKeys keys, String owner, QueueSettings settings) {
+		return take(keys, owner, settings.maxAttempts(), settings.leaseTime());
+	}
+
+	/** {@code maxAttempts}: a task whose lease ran out on its last attempt is buried. */
+	CompletableFuture<Taken> take(QueueKeys keys, String owner, int maxAttempts, Duration leaseTime) {
+		return this.redis.<List<Object>>run(TAKE, keys.forScripts(), List.of(owner, Long.toString(leaseTime.toMillis()),
+				Integer.toString(maxAttempts), keys.channel()))
+			.thenApply((reply) -> Taken.of(keys.queue(), owner, reply));
+	}
+
+	/** The ids among {@code owners}' tasks whose lease is gone. */
+	CompletableFuture<List<String>> renew(QueueKeys keys, Map<String, String> owners, Duration leaseTime) {
+		List<String> args = new ArrayList<>(1 + owners.size() * 2);
+		args.add(Long.toString(leaseTime.toMillis()));
+		owners.forEach((id, owner) -> {
+			args.add(id);
+			args.add(owner);
+		});
+		return this.redis.<List<Object>>run(RENEW, keys.forScripts(), args)
+			.thenApply((reply) -> reply.stream().map(QueueScripts::text).toList());
+	}
+
+	/** 1, or 0 when the task was no longer {@code owner}'s. */
+	CompletableFuture<Long> finish(QueueKeys keys, String id, String owner, Duration keep) {
+		return this.redis.run(FINISH, keys.forScripts(), List.of(id, owner, Long.toString(keep.toMillis()), keys.channel()));
+	}
+
+	/** 1 retry later, 2 dead, 0 no longer {@code owner}'s. {@code maxAttempts} 0 buries the task at once. */
+	CompletableFuture<Long> fail(QueueKeys keys, String id, String owner, String error, int maxAttempts, Duration backoff) {
+		return this.redis.run(FAIL, keys.forScripts(), List.of(id, owner, error, Integer.toString(maxAttempts),
+				Long.toString(backoff.toMillis()), keys.channel()));
+	}
+
+	/** 1, or 0 when the task was no longer {@code owner}'s. */
+	CompletableFuture<Long> release(QueueKeys keys, String id, String owner, String reason) {
+		return this.redis.run(RELEASE, keys.forScripts(), List.of(id, owner, reason, keys.channel()));
+	}
+
+	CompletableFuture<Long> redrive(QueueKeys keys, String id) {
+		return this.redis.run(REDRIVE, keys.forScripts(), List.of(id, keys.channel()));
+	}
+
+	/** {queued, running, dead, groups waiting}. */
+	CompletableFuture<List<Long>> stats(QueueKeys keys) {
+		return this.redis.run(VIEW, keys.forScripts(), List.of("stats"));
+	}
+
+	/** The task's fields, or nothing when Redis holds no such task. */
+	CompletableFuture<List<TaskFields>> task(QueueKeys keys, String id) {
+		return this.redis.<List<Object>>run(VIEW, keys.forScripts(), List.of("task", id)).thenApply(QueueScripts::tasks);
+	}
+
+	CompletableFuture<List<TaskFields>> dead(QueueKeys keys, int max) {
+		return this.redis.<List<Object>>run(VIEW, keys.forScripts(), List.of("dead", Integer.toString(max)))
+			.thenApply(QueueScripts::tasks);
+	}
+
+	private static List<TaskFields> tasks(List<Object> reply) {
+		List<TaskFields> tasks = new ArrayList<>(reply.size());
+		for (Object entry : reply) {
+			List<?> fields = (List<?>) entry;
+			if (fields.size() == 6) {
+				tasks.add(new TaskFields(text(fields.get(0)), text(fields.get(1)), text(fields.get(2)),
+						Integer.parseInt(text(fields.get(3))), Long.parseLong(text(fields.get(4))), text(fields.get(5))));
+			}
+		}
+		return tasks;
+	}
+
+	static String text(@Nullable Object value) {
+		if (value instanceof byte[] bytes) {
+			return new String(bytes, StandardCharsets.UTF_8);
+		}
+		return String.valueOf(value);
+	}
+
+	/** A task as queue-view.lua reads it. */
+	record TaskFields(String id, String group, String state, int attempt, long submittedMillis, String error) {
+	}
+
+	/**
+	 * What a take gave: a started task, or none and the milliseconds until a lease or retry falls
+	 * due ({@code -1}: none).
+	 */
+	record Taken(@Nullable Started task, long nextDueMillis) {
+
+		static Taken of(String queue, String owner, List<Object> reply) {
+			if ((Long) reply.get(0) == 0L) {
+				return new Taken(null, (Long) reply.get(1));
+			}
+			return new Taken(new Started(queue, text(reply.get(1)), owner, text(reply.get(2)), text(reply.get(3)),
+					((Long) reply.get(4)).intValue(), (Long) reply.get(5), text(reply.get(6)), (Long) reply.get(7)), -1);
+		}
+
+	}
+
+	/** A task that started, as take.lua gave it; {@code startedMillis} and {@code submittedMillis} by the server clock. */
+	record Started(String queue, String id, String owner, String group, String payload, int attempt,
+			long submittedMillis, String lastError, long startedMillis) {
+	}
+
+}

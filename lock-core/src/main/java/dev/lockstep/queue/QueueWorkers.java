@@ -1,0 +1,383 @@
+package dev.lockstep.queue;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
+
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import dev.lockstep.LockListener;
+import dev.lockstep.SerialTask;
+import dev.lockstep.internal.DurationText;
+
+/**
+ * The workers of one queue on this instance: {@code concurrency} threads that each take a task
+ * (queue-take.lua), run it with the handler and end it (finish, fail or release), and the renewal of
+ * the running tasks' leases every third of the lease. An idle worker waits for a wake-up, for the
+ * moment the next lease or retry falls due, or at most {@link #IDLE_LOOK}.
+ */
+final class QueueWorkers {
+
+	private static final Logger logger = LoggerFactory.getLogger(QueueWorkers.class);
+
+	/** Longest wait of an idle worker before it looks for work on its own (a wake-up lost in a reconnect). */
+	static final Duration IDLE_LOOK = Duration.ofSeconds(30);
+
+	/** Wait before a worker tries again after Redis failed. */
+	private static final Duration REDIS_RETRY = Duration.ofSeconds(1);
+
+	private static final AtomicLong SEQUENCE = new AtomicLong();
+
+	private final QueueKeys keys;
+
+	private final QueueSettings settings;
+
+	private final int concurrency;
+
+	private final TaskHandler handler;
+
+	private final String description;
+
+	private final QueueScripts scripts;
+
+	private final Duration commandTimeout;
+
+	private final String instanceId;
+
+	private final LockListener listener;
+
+	private final Semaphore wakeUps = new Semaphore(0);
+
+	/** Running tasks by id: the take's owner id and the worker's thread. */
+	private final Map<String, Running> running = new ConcurrentHashMap<>();
+
+	private final List<Thread> threads = new ArrayList<>();
+
+	private final AtomicLong timedWakeAt = new AtomicLong(Long.MAX_VALUE);
+
+	private volatile boolean stopping;
+
+	private volatile boolean redisFailing;
+
+	private @Nullable ScheduledExecutorService timer;
+
+	private @Nullable ScheduledFuture<?> renewals;
+
+	QueueWorkers(QueueKeys keys, QueueSettings settings, int concurrency, TaskHandler handler, String description,
+			QueueScripts scripts, Duration commandTimeout, String instanceId, LockListener listener) {
+		this.keys = keys;
+		this.settings = settings;
+		this.concurrency = concurrency;
+		this.handler = handler;
+		this.description = description;
+		this.scripts = scripts;
+		this.commandTimeout = commandTimeout;
+		this.instanceId = instanceId;
+		this.listener = listener;
+	}
+
+	QueueKeys keys() {
+		return this.keys;
+	}
+
+	String description() {
+		return this.description;
+	}
+
+	synchronized void start(ScheduledExecutorService timer) {
+		this.timer = timer;
+		long every = Math.max(1, this.settings.leaseTime().toMillis() / 3);
+		this.renewals = timer.scheduleWithFixedDelay(this::renew, every, every, TimeUnit.MILLISECONDS);
+		for (int i = 0; i < this.concurrency; i++) {
+			Thread thread = new Thread(this::work, "lockstep-queue-" + this.keys.queue() + "-" + (i + 1));
+			thread.setDaemon(true);
+			this.threads.add(thread);
+			thread.start();
+		}
+	}
+
+	/**
+	 * A group's next task may start: wakes one idle worker, or the next worker to go idle (a worker
+	 * between an empty take and its wait must not miss it), holding at most one wake-up per worker.
+	 */
+	void wake() {
+		if (this.wakeUps.availablePermits() < this.concurrency) {
+			this.wakeUps.release();
+		}
+	}
+
+	private void work() {
+		while (!this.stopping) {
+			QueueScripts.Taken taken;
+			try {
+				taken = await(this.scripts.take(this.keys, this.instanceId + ":" + SEQUENCE.incrementAndGet(), this.settings));
+				if (this.redisFailing) {
+					this.redisFailing = false;
+					logger.info("Queue '{}' reaches Redis again; its workers take tasks", this.keys.queue());
+				}
+			}
+			catch (InterruptedException ex) {
+				continue;
+			}
+			catch (ExecutionException | TimeoutException ex) {
+				if (!this.redisFailing) {
+					this.redisFailing = true;
+					logger.warn("Queue '{}' cannot take tasks, Redis failed: {}; trying again every {}", this.keys.queue(),
+							message(ex), DurationText.of(REDIS_RETRY));
+				}
+				idle(REDIS_RETRY.toMillis());
+				continue;
+			}
+			QueueScripts.Started task = taken.task();
+			if (task == null) {
+				idle(taken.nextDueMillis());
+			}
+			else if (this.stopping) {
+				end(task, "released", () -> this.scripts.release(this.keys, task.id(), task.owner(),
+						"given back: " + this.instanceId + " stopped before it began"));
+			}
+			else {
+				run(task);
+			}
+		}
+	}
+
+	/** Waits for a wake-up, for {@code dueMillis} (when a lease or retry falls due; -1: none) or {@link #IDLE_LOOK}. */
+	private void idle(long dueMillis) {
+		long waitMillis = IDLE_LOOK.toMillis();
+		if (dueMillis >= 0) {
+			scheduleWake(dueMillis);
+		}
+		try {
+			this.wakeUps.tryAcquire(waitMillis, TimeUnit.MILLISECONDS);
+		}
+		catch (InterruptedException ex) {
+			// stopping: the loop ends
+		}
+	}
+
+	/** One timed wake-up per due moment: a worker that learns of an earlier one schedules it. */
+	private void scheduleWake(long dueMillis) {
+		long now = System.currentTimeMillis();
+		long at = now + dueMillis + 5;
+		long current = this.timedWakeAt.get();
+		if ((current > at || current < now) && this.timedWakeAt.compareAndSet(current, at)) {
+			this.timer.schedule(() -> {
+				this.timedWakeAt.compareAndSet(at, Long.MAX_VALUE);
+				this.wakeUps.release();
+			}, dueMillis + 5, TimeUnit.MILLISECONDS);
+		}
+	}
+
+	private void run(QueueScripts.Started task) {
+		Running entry = new Running(task.owner(), Thread.currentThread());
+		this.running.put(task.id(), entry);
+		this.listener.taskStarted(this.keys.queue(), Duration.ofMillis(Math.max(0, task.startedMillis() - task.submittedMillis())));
+		long start = System.nanoTime();
+		Throwable thrown = null;
+		try {
+			this.handler.handle(new SerialTask(task.id(), task.queue(), task.group(), SerialTask.State.RUNNING, task.attempt(),
+					Instant.ofEpochMilli(task.submittedMillis()), task.lastError().isEmpty() ? null : task.lastError()),
+					task.payload());
+		}
+		catch (Throwable ex) {
+			thrown = ex;
+		}
+		Throwable failure = thrown;
+		boolean interrupted = Thread.interrupted();
+		Duration ran = Duration.ofNanos(System.nanoTime() - start);
+		try {
+			if (failure == null) {
+				end(task, "done", ran, () -> this.scripts.finish(this.keys, task.id(), task.owner(),
+						this.settings.deduplicationWindow()));
+			}
+			else if (this.stopping && (interrupted || failure instanceof InterruptedException)) {
+				end(task, "released", ran, () -> this.scripts.release(this.keys, task.id(), task.owner(),
+						"given back: " + this.instanceId + " stopped while it ran"));
+			}
+			else if (failure instanceof UnreadablePayloadException unreadable) {
+				logger.warn("Task {} of queue '{}' goes to the dead letters: {}", task.id(), this.keys.queue(),
+						unreadable.getMessage());
+				end(task, "dead", ran, () -> this.scripts.fail(this.keys, task.id(), task.owner(), errorText(unreadable), 0,
+						Duration.ZERO));
+			}
+			else {
+				boolean last = task.attempt() >= this.settings.maxAttempts();
+				Duration backoff = this.settings.backoffAfter(task.attempt());
+				logger.warn("Task {} of queue '{}' (group '{}') failed on attempt {} of {}{}", task.id(), this.keys.queue(),
+						task.group(), task.attempt(), this.settings.maxAttempts(),
+						last ? "; it goes to the dead letters" : "; retried in " + DurationText.of(backoff), failure);
+				end(task, last ? "dead" : "retry", ran, () -> this.scripts.fail(this.keys, task.id(), task.owner(),
+						errorText(failure), this.settings.maxAttempts(), backoff));
+			}
+		}
+		finally {
+			this.running.remove(task.id());
+		}
+	}
+
+	private void end(QueueScripts.Started task, String outcome, Supplier<CompletableFuture<Long>> call) {
+		end(task, outcome, Duration.ZERO, call);
+	}
+
+	/**
+	 * Sends how the task ended, again every second while Redis fails, for as long as its lease would
+	 * last (the renewals go on meanwhile); after that the lease runs out and the task runs again.
+	 */
+	private void end(QueueScripts.Started task, String outcome, Duration ran, Supplier<CompletableFuture<Long>> call) {
+		long giveUp = System.nanoTime() + this.settings.leaseTime().toNanos();
+		while (true) {
+			try {
+				long result = await(call.get());
+				if (result == 0L) {
+					logger.warn("Task {} of queue '{}' ended ({}) after its lease ran out: it may have run again elsewhere",
+							task.id(), this.keys.queue(), outcome);
+					this.listener.taskEnded(this.keys.queue(), "lost", ran);
+				}
+				else {
+					this.listener.taskEnded(this.keys.queue(), outcome, ran);
+				}
+				return;
+			}
+			catch (InterruptedException ex) {
+				// stopping: the outcome is still sent
+			}
+			catch (ExecutionException | TimeoutException ex) {
+				if (System.nanoTime() - giveUp > 0) {
+					logger.warn("Task {} of queue '{}' ended ({}), but Redis could not be told: {}; it runs again after its lease",
+							task.id(), this.keys.queue(), outcome, message(ex));
+					this.listener.taskEnded(this.keys.queue(), "lost", ran);
+					return;
+				}
+				sleep(REDIS_RETRY);
+			}
+		}
+	}
+
+	private void renew() {
+		if (this.running.isEmpty()) {
+			return;
+		}
+		Map<String, String> owners = new LinkedHashMap<>();
+		this.running.forEach((id, entry) -> owners.put(id, entry.owner()));
+		this.scripts.renew(this.keys, owners, this.settings.leaseTime())
+			.orTimeout(this.commandTimeout.toMillis(), TimeUnit.MILLISECONDS)
+			.whenComplete((lost, error) -> {
+				if (error != null) {
+					logger.warn("Renewing the leases of {} running task(s) of queue '{}' failed: {}", owners.size(),
+							this.keys.queue(), message(error));
+				}
+				else {
+					lost.stream()
+						.filter(this.running::containsKey)
+						.forEach((id) -> logger.warn("Task {} of queue '{}' lost its lease while it ran (this instance "
+								+ "could not renew it in time): it may run again elsewhere", id, this.keys.queue()));
+				}
+			});
+	}
+
+	/** From now on no task is taken; idle workers wake and end. */
+	void refuseNew() {
+		this.stopping = true;
+		this.wakeUps.release(this.concurrency);
+	}
+
+	/**
+	 * Waits until the workers have ended, up to {@code deadline} ({@link System#nanoTime()}); then
+	 * interrupts the ones still running a task and gives their tasks back.
+	 */
+	void awaitStopped(long deadline) {
+		for (Thread thread : this.threads) {
+			join(thread, deadline);
+		}
+		if (this.running.isEmpty()) {
+			cancelRenewals();
+			return;
+		}
+		this.running.forEach((id, entry) -> entry.thread().interrupt());
+		long afterInterrupt = System.nanoTime() + Math.min(this.commandTimeout.toNanos(), Duration.ofSeconds(2).toNanos());
+		for (Thread thread : this.threads) {
+			join(thread, afterInterrupt);
+		}
+		this.running.forEach((id, entry) -> {
+			logger.warn("Task {} of queue '{}' still runs after the shutdown timeout; given back to run elsewhere", id,
+					this.keys.queue());
+			try {
+				await(this.scripts.release(this.keys, id, entry.owner(), "given back: " + this.instanceId
+						+ " stopped and the task did not end within the shutdown timeout"));
+			}
+			catch (InterruptedException | ExecutionException | TimeoutException ex) {
+				logger.warn("Task {} of queue '{}' could not be given back ({}); it runs again after its lease", id,
+						this.keys.queue(), message(ex));
+			}
+		});
+		cancelRenewals();
+	}
+
+	private void cancelRenewals() {
+		if (this.renewals != null) {
+			this.renewals.cancel(false);
+		}
+	}
+
+	private static void join(Thread thread, long deadline) {
+		long left = deadline - System.nanoTime();
+		try {
+			if (left > 0) {
+				thread.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)));
+			}
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+	}
+
+	private <T> T await(CompletableFuture<T> reply) throws InterruptedException, ExecutionException, TimeoutException {
+		try {
+			return reply.get(this.commandTimeout.toNanos(), TimeUnit.NANOSECONDS);
+		}
+		catch (TimeoutException ex) {
+			reply.cancel(false);
+			throw ex;
+		}
+	}
+
+	private static void sleep(Duration duration) {
+		try {
+			Thread.sleep(duration.toMillis());
+		}
+		catch (InterruptedException ex) {
+			// stopping: the caller decides
+		}
+	}
+
+	private static String errorText(Throwable failure) {
+		String message = failure.getMessage();
+		String text = failure.getClass().getName() + ((message != null) ? ": " + message : "");
+		return (text.length() > 2000) ? text.substring(0, 2000) : text;
+	}
+
+	private static String message(Throwable error) {
+		Throwable cause = (error instanceof ExecutionException && error.getCause() != null) ? error.getCause() : error;
+		return (cause instanceof TimeoutException) ? "no reply in time" : String.valueOf(cause.getMessage());
+	}
+
+	private record Running(String owner, Thread thread) {
+	}
+
+}

@@ -1,0 +1,320 @@
+package dev.lockstep.queue;
+
+import java.lang.management.ManagementFactory;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.json.JsonMapper;
+
+import org.springframework.context.SmartLifecycle;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.util.Assert;
+
+import dev.lockstep.LockListener;
+import dev.lockstep.QueueStats;
+import dev.lockstep.SerialQueue;
+import dev.lockstep.SerialQueueException;
+import dev.lockstep.SerialTask;
+import dev.lockstep.internal.DurationText;
+import dev.lockstep.internal.NamingRules;
+import dev.lockstep.redis.RedisScripts;
+
+/**
+ * {@link SerialQueue} on Redis, and the workers that run the queues this instance listens to. A
+ * queue lives in one hash slot (one master of a cluster): its scripts move a task between its
+ * group, the groups waiting for a worker, the running tasks and the dead letters in one step each.
+ * Idle workers wait for a wake-up published when a group's next task may start, or for the moment
+ * a lease or retry falls due.
+ */
+public class RedisSerialQueue implements SerialQueue, SmartLifecycle {
+
+	private static final Logger logger = LoggerFactory.getLogger(RedisSerialQueue.class);
+
+	private final RedisConnectionFactory connectionFactory;
+
+	private final RedisScripts redis;
+
+	private final QueueScripts scripts;
+
+	private final JsonMapper jsonMapper;
+
+	private String keyPrefix = NamingRules.DEFAULT_KEY_PREFIX;
+
+	private String instanceId = defaultInstanceId();
+
+	private Duration commandTimeout = Duration.ofSeconds(5);
+
+	private Duration shutdownTimeout = Duration.ofSeconds(30);
+
+	private QueueSettings defaults = QueueSettings.DEFAULTS;
+
+	private Map<String, QueueSettings> queueSettings = Map.of();
+
+	private LockListener listener = new LockListener() {
+	};
+
+	private final Map<String, QueueWorkers> workers = new LinkedHashMap<>();
+
+	private @Nullable ScheduledExecutorService timer;
+
+	private @Nullable QueueWakeUps wakeUps;
+
+	private volatile boolean running;
+
+	public RedisSerialQueue(RedisConnectionFactory connectionFactory, JsonMapper jsonMapper) {
+		this.redis = new RedisScripts(connectionFactory);
+		this.scripts = new QueueScripts(this.redis);
+		this.jsonMapper = jsonMapper;
+		this.connectionFactory = connectionFactory;
+	}
+
+	/** Prefix of every key and channel; default {@value NamingRules#DEFAULT_KEY_PREFIX}. */
+	public void setKeyPrefix(String keyPrefix) {
+		this.keyPrefix = NamingRules.keyPrefix("Key prefix", keyPrefix);
+	}
+
+	/** This instance's id in task owners and messages; default host, process id and a random suffix. */
+	public void setInstanceId(String instanceId) {
+		this.instanceId = NamingRules.instanceId("Instance id", instanceId);
+	}
+
+	/** Longest wait for one Redis reply; default 5s. */
+	public void setCommandTimeout(Duration commandTimeout) {
+		Assert.isTrue(commandTimeout.toMillis() > 0, "Command timeout must be positive");
+		this.commandTimeout = commandTimeout;
+	}
+
+	/** How long a stopping instance lets running tasks finish before it gives them back; default 30s. */
+	public void setShutdownTimeout(Duration shutdownTimeout) {
+		Assert.isTrue(!shutdownTimeout.isNegative(), "Shutdown timeout must not be negative");
+		this.shutdownTimeout = shutdownTimeout;
+	}
+
+	/** The settings of every queue without settings of its own. */
+	public void setDefaults(QueueSettings defaults) {
+		this.defaults = defaults;
+	}
+
+	/** Settings of particular queues, by name. */
+	public void setQueueSettings(Map<String, QueueSettings> queueSettings) {
+		this.queueSettings = Map.copyOf(queueSettings);
+	}
+
+	public void setListener(LockListener listener) {
+		this.listener = listener;
+	}
+
+	JsonMapper jsonMapper() {
+		return this.jsonMapper;
+	}
+
+	public String instanceId() {
+		return this.instanceId;
+	}
+
+	/** The settings {@code queue} runs with. */
+	public QueueSettings settings(String queue) {
+		return this.queueSettings.getOrDefault(queue, this.defaults);
+	}
+
+	/** The queues this instance runs tasks of, in the order they were registered. */
+	public synchronized List<String> listenedQueues() {
+		return List.copyOf(this.workers.keySet());
+	}
+
+	/**
+	 * Runs the tasks of {@code queue} on this instance with {@code handler}, on {@code concurrency}
+	 * threads, from {@link #start()} (at once when started already). One handler per queue and
+	 * instance.
+	 * @param description what the handler is, for messages (a listener method)
+	 */
+	public synchronized void listen(String queue, int concurrency, TaskHandler handler, String description) {
+		QueueKeys keys = keys(queue);
+		Assert.isTrue(concurrency >= 1, () -> "Concurrency of " + description + " must be at least 1, was " + concurrency);
+		QueueWorkers existing = this.workers.get(queue);
+		if (existing != null) {
+			throw new IllegalStateException("Queue '" + queue + "' has two listeners on this instance: "
+					+ existing.description() + " and " + description);
+		}
+		QueueWorkers added = new QueueWorkers(keys, settings(queue), concurrency, handler, description, this.scripts,
+				this.commandTimeout, this.instanceId, this.listener);
+		this.workers.put(queue, added);
+		if (this.running) {
+			this.wakeUps.listen(keys.channel(), added::wake);
+			added.start(this.timer);
+		}
+	}
+
+	@Override
+	public String submit(String queue, String group, Object payload) {
+		return store(queue, group, payload, null);
+	}
+
+	@Override
+	public String submit(String queue, String group, Object payload, String deduplicationId) {
+		Assert.hasText(deduplicationId, "Deduplication id must not be blank");
+		return store(queue, group, payload, deduplicationId);
+	}
+
+	private String store(String queue, String group, Object payload, @Nullable String deduplicationId) {
+		QueueKeys keys = keys(queue);
+		Assert.hasText(group, () -> "Group of a task for queue '" + queue + "' must not be blank");
+		Assert.notNull(payload, () -> "Payload of a task for queue '" + queue + "' must not be null");
+		String json;
+		try {
+			json = this.jsonMapper.writeValueAsString(payload);
+		}
+		catch (JacksonException ex) {
+			throw new IllegalArgumentException("The payload of a task for queue '" + queue + "' (group '" + group
+					+ "'), a " + payload.getClass().getName() + ", cannot be written as JSON: " + ex.getOriginalMessage(), ex);
+		}
+		return await(this.scripts.submit(keys, newTaskId(), group, json, deduplicationId, settings(queue).deduplicationWindow()),
+				"storing a task for queue '" + queue + "'");
+	}
+
+	@Override
+	public Optional<SerialTask> task(String queue, String taskId) {
+		Assert.hasText(taskId, "Task id must not be blank");
+		return await(this.scripts.task(keys(queue), taskId), "reading task '" + taskId + "' of queue '" + queue + "'")
+			.stream()
+			.findFirst()
+			.map((fields) -> task(queue, fields));
+	}
+
+	@Override
+	public QueueStats stats(String queue) {
+		List<Long> counts = await(this.scripts.stats(keys(queue)), "reading the counts of queue '" + queue + "'");
+		return new QueueStats(counts.get(0), counts.get(1), counts.get(2), counts.get(3));
+	}
+
+	@Override
+	public List<SerialTask> deadLetters(String queue, int max) {
+		Assert.isTrue(max >= 0, () -> "Max must not be negative, was " + max);
+		if (max == 0) {
+			return List.of();
+		}
+		return await(this.scripts.dead(keys(queue), max), "reading the dead letters of queue '" + queue + "'").stream()
+			.map((fields) -> task(queue, fields))
+			.toList();
+	}
+
+	@Override
+	public boolean redrive(String queue, String taskId) {
+		Assert.hasText(taskId, "Task id must not be blank");
+		return await(this.scripts.redrive(keys(queue), taskId), "redriving task '" + taskId + "' of queue '" + queue + "'") == 1L;
+	}
+
+	private QueueKeys keys(String queue) {
+		Assert.hasText(queue, "Queue name must not be blank");
+		return QueueKeys.of(this.keyPrefix, queue);
+	}
+
+	private static SerialTask task(String queue, QueueScripts.TaskFields fields) {
+		return new SerialTask(fields.id(), queue, fields.group(), SerialTask.State.valueOf(fields.state()), fields.attempt(),
+				Instant.ofEpochMilli(fields.submittedMillis()), fields.error().isEmpty() ? null : fields.error());
+	}
+
+	private <T> T await(CompletableFuture<T> reply, String doing) {
+		try {
+			return reply.get(this.commandTimeout.toNanos(), TimeUnit.NANOSECONDS);
+		}
+		catch (TimeoutException ex) {
+			reply.cancel(false);
+			throw new SerialQueueException("Redis did not answer within " + DurationText.of(this.commandTimeout) + " while "
+					+ doing, ex);
+		}
+		catch (ExecutionException ex) {
+			throw new SerialQueueException("Redis failed while " + doing + ": " + ex.getCause().getMessage(), ex.getCause());
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new SerialQueueException("Interrupted while " + doing, ex);
+		}
+	}
+
+	/** Time-ordered ids: the submit time in base 36, then 12 random base-36 digits. */
+	private static String newTaskId() {
+		ThreadLocalRandom random = ThreadLocalRandom.current();
+		StringBuilder id = new StringBuilder(Long.toString(System.currentTimeMillis(), 36)).append('-');
+		for (int i = 0; i < 12; i++) {
+			id.append(Character.forDigit(random.nextInt(36), 36));
+		}
+		return id.toString();
+	}
+
+	@Override
+	public synchronized void start() {
+		if (this.running) {
+			return;
+		}
+		ScheduledExecutorService started = Executors.newSingleThreadScheduledExecutor((task) -> {
+			Thread thread = new Thread(task, "lockstep-queue-timer");
+			thread.setDaemon(true);
+			return thread;
+		});
+		this.timer = started;
+		this.scripts.preload(this.commandTimeout);
+		Map<String, Runnable> channels = new HashMap<>();
+		this.workers.values().forEach((queue) -> channels.put(queue.keys().channel(), queue::wake));
+		this.wakeUps = new QueueWakeUps(this.connectionFactory, channels, this.commandTimeout);
+		this.workers.values().forEach((queue) -> queue.start(started));
+		this.running = true;
+		if (!this.workers.isEmpty()) {
+			logger.info("Lockstep runs serial queue(s) {} as instance {}", this.workers.keySet(), this.instanceId);
+		}
+	}
+
+	/**
+	 * Takes no new tasks, lets running ones finish for up to the shutdown timeout and gives back the
+	 * rest, so that other instances run them; queued tasks stay for the other instances.
+	 */
+	@Override
+	public synchronized void stop() {
+		if (!this.running) {
+			return;
+		}
+		this.running = false;
+		long deadline = System.nanoTime() + this.shutdownTimeout.toNanos();
+		List<QueueWorkers> all = new ArrayList<>(this.workers.values());
+		all.forEach(QueueWorkers::refuseNew);
+		all.forEach((queue) -> queue.awaitStopped(deadline));
+		this.wakeUps.close();
+		this.timer.shutdownNow();
+		this.redis.close();
+	}
+
+	@Override
+	public boolean isRunning() {
+		return this.running;
+	}
+
+	/** Stops before the lock service (phase 1000), which tasks may use, and after the web server. */
+	@Override
+	public int getPhase() {
+		return 1100;
+	}
+
+	private static String defaultInstanceId() {
+		String runtime = ManagementFactory.getRuntimeMXBean().getName();
+		String suffix = Integer.toString(ThreadLocalRandom.current().nextInt(36 * 36 * 36), 36);
+		return NamingRules.toInstanceId(runtime.replace('@', '-') + "-" + suffix);
+	}
+
+}

@@ -1,0 +1,26 @@
+-- A task's attempt failed: it waits for a retry at the head of its group (the group waits with it),
+-- or, after its last attempt, goes to the dead letters and the group goes on.
+-- ARGV[1] task id, ARGV[2] owner id, ARGV[3] error text, ARGV[4] max attempts (0 buries at once),
+-- ARGV[5] retry backoff ms, ARGV[6] wake-up channel
+-- Returns 1 when the task waits for a retry, 2 when it is dead, 0 when it is no longer this owner's.
+local id = ARGV[1]
+local task = task_key(id)
+if redis.call('HGET', task, 'owner') ~= ARGV[2] then
+  return 0
+end
+local now = now_ms()
+redis.call('ZREM', base .. ':running', id)
+local group, attempt = unpack(redis.call('HMGET', task, 'group', 'attempt'))
+if tonumber(attempt) >= tonumber(ARGV[4]) then
+  bury(id, group, ARGV[3], now, ARGV[6])
+  return 2
+end
+if tonumber(ARGV[5]) <= 0 then
+  requeue(id, group, ARGV[3], ARGV[6])
+  return 1
+end
+redis.call('HSET', task, 'state', 'QUEUED', 'error', ARGV[3])
+redis.call('HDEL', task, 'owner')
+redis.call('INCR', base .. ':queued')
+redis.call('ZADD', base .. ':delayed', now + tonumber(ARGV[5]), group)
+return 1

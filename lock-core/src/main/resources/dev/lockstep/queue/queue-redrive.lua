@@ -1,0 +1,25 @@
+-- Puts a dead task back at the head of its group's waiting tasks (after the task running now, if
+-- one is), its attempts counted from zero again.
+-- ARGV[1] task id, ARGV[2] wake-up channel
+-- Returns 1, or 0 when the task is not dead.
+local id = ARGV[1]
+local task = task_key(id)
+if redis.call('HGET', task, 'state') ~= 'DEAD' then
+  return 0
+end
+redis.call('ZREM', base .. ':dead', id)
+redis.call('HSET', task, 'state', 'QUEUED', 'attempt', 0)
+redis.call('HDEL', task, 'ended')
+redis.call('INCR', base .. ':queued')
+local group = redis.call('HGET', task, 'group')
+local key = group_key(group)
+local head = redis.call('LINDEX', key, 0)
+if not head then
+  redis.call('RPUSH', key, id)
+  make_ready(group, ARGV[2], false)
+elseif redis.call('HGET', task_key(head), 'state') == 'RUNNING' then
+  redis.call('LINSERT', key, 'AFTER', head, id)
+else
+  redis.call('LPUSH', key, id)
+end
+return 1

@@ -1,0 +1,272 @@
+package dev.lockstep.queue;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import org.springframework.data.redis.core.RedisCallback;
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+import dev.lockstep.lock.RedisFixture;
+import dev.lockstep.redis.RedisScripts;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The queue scripts driven at random against a real Redis: submits (some with a deduplication id
+ * seen before), takes by ever new owners with leases that run out at once or not, finishes,
+ * failures with and without backoff, releases, renewals and redrives, some by owners whose lease is
+ * gone. After every step the queue's keys are read back and checked against its invariants:
+ * <ul>
+ * <li>a group with tasks is in exactly one of: waiting for a worker (once), waiting for a retry,
+ * running; a group without tasks is in none;</li>
+ * <li>at most one task of a group runs, and it is the group's head; the running set holds exactly
+ * the running tasks;</li>
+ * <li>the queued count is the number of queued tasks;</li>
+ * <li>no task is lost: every stored task is in its group, done, or dead (and only dead ones in the
+ * dead letters); a group's tasks that were never redriven stay in submission order;</li>
+ * <li>only the current owner's finish, failure, release or renewal counts, and a task is done at
+ * most once.</li>
+ * </ul>
+ * Seeded: a failure names its seed and step; {@code -Dlockstep.queue.seeds=N} runs N more seeds.
+ */
+@Timeout(value = 300, unit = TimeUnit.SECONDS)
+class QueueProtocolRandomTests {
+
+	private static final int STEPS = 1200;
+
+	private static final int MAX_ATTEMPTS = 3;
+
+	@RegisterExtension
+	final RedisFixture redis = new RedisFixture();
+
+	private QueueScripts scripts;
+
+	private QueueKeys keys;
+
+	private StringRedisTemplate template;
+
+	private final List<String> submitted = new ArrayList<>();
+
+	private final Map<String, String> groupOf = new HashMap<>();
+
+	private final Map<String, Integer> submitOrder = new HashMap<>();
+
+	private final Set<String> redriven = new HashSet<>();
+
+	private final Map<String, String> held = new HashMap<>();
+
+	private final Set<String> done = new HashSet<>();
+
+	private long owners;
+
+	private Map<String, Object> states = Map.of();
+
+	@ParameterizedTest(name = "seed {0}")
+	@ValueSource(longs = { 1, 2, 3 })
+	void invariantsHoldUnderRandomOperations(long seed) throws Exception {
+		run(seed);
+		int extra = Integer.getInteger("lockstep.queue.seeds", 0);
+		for (int i = 0; i < extra; i++) {
+			reset();
+			run(1000 + i);
+		}
+	}
+
+	private void reset() {
+		this.template.delete(this.redis.keys());
+		this.submitted.clear();
+		this.groupOf.clear();
+		this.submitOrder.clear();
+		this.redriven.clear();
+		this.held.clear();
+		this.done.clear();
+	}
+
+	private void run(long seed) throws Exception {
+		Random random = new Random(seed);
+		this.template = this.redis.template();
+		this.scripts = new QueueScripts(new RedisScripts(this.redis.factory()));
+		this.keys = QueueKeys.of(this.redis.prefix(), "q");
+		for (int step = 0; step < STEPS; step++) {
+			String what = step(random);
+			try {
+				checkInvariants();
+			}
+			catch (AssertionError ex) {
+				throw new AssertionError("seed " + seed + ", step " + step + " (" + what + "): " + ex.getMessage(), ex);
+			}
+		}
+	}
+
+	private String step(Random random) throws Exception {
+		int dice = random.nextInt(100);
+		if (dice < 25) {
+			String group = "g" + random.nextInt(5);
+			String dedup = (random.nextInt(4) == 0) ? "d" + random.nextInt(20) : null;
+			String id = "t" + this.submitted.size() + "-" + random.nextInt(1000);
+			String stored = get(this.scripts.submit(this.keys, id, group, "{}", dedup, Duration.ofMinutes(5)));
+			if (stored.equals(id)) {
+				this.submitOrder.put(id, this.submitted.size());
+				this.submitted.add(id);
+				this.groupOf.put(id, group);
+			}
+			else {
+				assertThat(dedup).as("only a deduplication id returns another task's id").isNotNull();
+				assertThat(this.submitted).contains(stored);
+			}
+			return "submit " + id + " to " + group + " dedup " + dedup;
+		}
+		if (dice < 50) {
+			String owner = "o" + (++this.owners);
+			long lease = random.nextBoolean() ? 1 : 60_000;
+			QueueScripts.Taken taken = get(this.scripts.take(this.keys, owner, MAX_ATTEMPTS, Duration.ofMillis(lease)));
+			if (taken.task() != null) {
+				String id = taken.task().id();
+				assertThat(this.groupOf.get(id)).isEqualTo(taken.task().group());
+				this.held.put(id, owner);
+				if (lease == 1) {
+					Thread.sleep(2);
+				}
+			}
+			return "take by " + owner + " lease " + lease + ": " + ((taken.task() != null) ? taken.task().id() : "none");
+		}
+		if (this.held.isEmpty()) {
+			return "nothing held";
+		}
+		List<String> heldIds = new ArrayList<>(this.held.keySet());
+		String id = heldIds.get(random.nextInt(heldIds.size()));
+		String owner = this.held.get(id);
+		boolean current = owner.equals(this.template.opsForHash().get(this.keys.base() + ":t:" + id, "owner"));
+		if (dice < 70) {
+			long result = get(this.scripts.finish(this.keys, id, owner, Duration.ofMinutes(5)));
+			assertThat(result).as("finish counts only for the current owner").isEqualTo(current ? 1 : 0);
+			if (result == 1) {
+				assertThat(this.done.add(id)).as("done at most once").isTrue();
+			}
+			this.held.remove(id);
+			return "finish " + id + " by " + owner;
+		}
+		if (dice < 85) {
+			long backoff = random.nextBoolean() ? 0 : random.nextInt(5);
+			long result = get(this.scripts.fail(this.keys, id, owner, "boom", random.nextInt(8) == 0 ? 0 : MAX_ATTEMPTS,
+					Duration.ofMillis(backoff)));
+			assertThat(result != 0).as("a failure counts only for the current owner").isEqualTo(current);
+			this.held.remove(id);
+			return "fail " + id + " by " + owner + " backoff " + backoff;
+		}
+		if (dice < 90) {
+			long result = get(this.scripts.release(this.keys, id, owner, "given back"));
+			assertThat(result).isEqualTo(current ? 1 : 0);
+			this.held.remove(id);
+			return "release " + id;
+		}
+		if (dice < 95) {
+			List<String> lost = get(this.scripts.renew(this.keys, Map.of(id, owner), Duration.ofSeconds(60)));
+			assertThat(lost.isEmpty()).as("a renewal counts only for the current owner").isEqualTo(current);
+			return "renew " + id;
+		}
+		List<String> dead = new ArrayList<>(this.template.opsForZSet().range(this.keys.base() + ":dead", 0, -1));
+		if (dead.isEmpty()) {
+			return "no dead task to redrive";
+		}
+		String redrive = dead.get(random.nextInt(dead.size()));
+		assertThat(get(this.scripts.redrive(this.keys, redrive))).isEqualTo(1);
+		this.redriven.add(redrive);
+		return "redrive " + redrive;
+	}
+
+	private void checkInvariants() {
+		String base = this.keys.base();
+		this.states = states(this.submitted);
+		List<String> ready = this.template.opsForList().range(base + ":ready", 0, -1);
+		Set<String> delayed = this.template.opsForZSet().range(base + ":delayed", 0, -1);
+		Set<String> running = this.template.opsForZSet().range(base + ":running", 0, -1);
+		Set<String> dead = this.template.opsForZSet().range(base + ":dead", 0, -1);
+		Set<String> inGroups = new HashSet<>();
+		long queued = 0;
+		Set<String> groups = new HashSet<>(this.groupOf.values());
+		for (String group : groups) {
+			List<String> ids = this.template.opsForList().range(base + ":g:" + group, 0, -1);
+			inGroups.addAll(ids);
+			int runningHere = 0;
+			for (int i = 0; i < ids.size(); i++) {
+				String state = state(ids.get(i));
+				if (state.equals("RUNNING")) {
+					runningHere++;
+					assertThat(i).as("the running task of " + group + " is its head").isZero();
+				}
+				else {
+					assertThat(state).as("task " + ids.get(i) + " in group " + group).isEqualTo("QUEUED");
+					queued++;
+				}
+			}
+			assertThat(runningHere).as("tasks of " + group + " running").isLessThanOrEqualTo(1);
+			long places = ready.stream().filter(group::equals).count() + (delayed.contains(group) ? 1 : 0) + runningHere;
+			assertThat(places).as("places of group " + group + " with " + ids.size() + " task(s): ready " + ready
+					+ ", delayed " + delayed).isEqualTo(ids.isEmpty() ? 0 : 1);
+			List<Integer> order = ids.stream().filter((id) -> !this.redriven.contains(id)).map(this.submitOrder::get).toList();
+			assertThat(order).as("tasks of " + group + " never redriven, in submission order").isSorted();
+		}
+		for (String id : running) {
+			assertThat(state(id)).isEqualTo("RUNNING");
+			assertThat(inGroups).contains(id);
+		}
+		String counted = this.template.opsForValue().get(base + ":queued");
+		assertThat((counted == null) ? 0 : Long.parseLong(counted)).as("queued count").isEqualTo(queued);
+		for (String id : this.submitted) {
+			String state = state(id);
+			if (inGroups.contains(id)) {
+				assertThat(state).isIn("QUEUED", "RUNNING");
+			}
+			else {
+				assertThat(state).as("task " + id + " outside its group").isIn("DONE", "DEAD");
+			}
+			assertThat(dead.contains(id)).as("task " + id + " in the dead letters").isEqualTo(state.equals("DEAD"));
+			assertThat(running.contains(id)).as("task " + id + " in the running set").isEqualTo(state.equals("RUNNING"));
+		}
+	}
+
+	private String state(String id) {
+		Object state = this.states.get(id);
+		assertThat(state).as("task " + id + " is stored").isNotNull();
+		return (String) state;
+	}
+
+	/** The state of each task, read in one pipeline. */
+	private Map<String, Object> states(List<String> ids) {
+		List<Object> read = this.template.executePipelined((RedisCallback<Object>) (connection) -> {
+			for (String id : ids) {
+				connection.hashCommands().hGet(bytes(this.keys.base() + ":t:" + id), bytes("state"));
+			}
+			return null;
+		});
+		Map<String, Object> states = new HashMap<>();
+		for (int i = 0; i < ids.size(); i++) {
+			states.put(ids.get(i), read.get(i));
+		}
+		return states;
+	}
+
+	private static byte[] bytes(String text) {
+		return text.getBytes(StandardCharsets.UTF_8);
+	}
+
+	private static <T> T get(CompletableFuture<T> reply) throws Exception {
+		return reply.get(10, TimeUnit.SECONDS);
+	}
+
+}

@@ -1,0 +1,394 @@
+package dev.lockstep.queue;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import tools.jackson.databind.json.JsonMapper;
+
+import dev.lockstep.QueueStats;
+import dev.lockstep.SerialQueueException;
+import dev.lockstep.SerialTask;
+import dev.lockstep.lock.RedisFixture;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Serial queues on a real Redis, with several {@link RedisSerialQueue}s in this JVM standing for
+ * instances: order and exclusion per group, fairness across groups, retries and dead letters,
+ * deduplication, leases that run out, and shutdown.
+ */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class SerialQueueTests {
+
+	private static final String QUEUE = "imports";
+
+	private static final Duration WAIT = Duration.ofSeconds(60);
+
+	static final JsonMapper JSON = JsonMapper.builder().build();
+
+	@RegisterExtension
+	final RedisFixture redis = new RedisFixture();
+
+	private final List<RedisSerialQueue> instances = new ArrayList<>();
+
+	private final ExecutorService threads = Executors.newCachedThreadPool();
+
+	@AfterEach
+	void stopInstances() {
+		this.instances.forEach((instance) -> {
+			instance.setShutdownTimeout(Duration.ZERO);
+			instance.stop();
+		});
+		this.threads.shutdownNow();
+	}
+
+	@Test
+	void tasksOfAGroupRunAloneAndInOrderAcrossInstancesWhileGroupsRunInParallel() throws Exception {
+		GroupProbe probe = new GroupProbe();
+		AtomicInteger inFlight = new AtomicInteger();
+		AtomicInteger mostInFlight = new AtomicInteger();
+		TaskHandler handler = items((task, item) -> {
+			mostInFlight.accumulateAndGet(inFlight.incrementAndGet(), Math::max);
+			try {
+				probe.run(task.id(), item.group(), item.sequence(), TimeUnit.MILLISECONDS.toNanos(item.workMillis()));
+			}
+			finally {
+				inFlight.decrementAndGet();
+			}
+		});
+		instance("a", 4, handler, (queue) -> {
+		});
+		RedisSerialQueue b = instance("b", 4, handler, (queue) -> {
+		});
+
+		List<String> ids = submitGroups(b, 24, 12, 2);
+
+		await().atMost(WAIT).until(() -> probe.total.get() >= ids.size() && b.stats(QUEUE).running() == 0);
+		assertThat(probe.overlaps).hasValue(0);
+		assertThat(probe.outOfOrder).hasValue(0);
+		assertThat(probe.notRunOnce(ids)).isZero();
+		assertThat(probe.total).hasValue(ids.size());
+		assertThat(mostInFlight.get()).as("groups in parallel").isGreaterThan(1);
+		assertThat(b.stats(QUEUE)).isEqualTo(new QueueStats(0, 0, 0, 0));
+		assertThat(b.task(QUEUE, ids.get(0))).get().extracting(SerialTask::state).isEqualTo(SerialTask.State.DONE);
+		// what is left in Redis: the DONE records (expiring with the deduplication window) and the count
+		List<String> left = this.redis.keys();
+		String base = this.redis.prefix() + "{queue:" + QUEUE + "}";
+		assertThat(left).allMatch((key) -> key.startsWith(base + ":t:") || key.equals(base + ":queued"));
+		assertThat(left).filteredOn((key) -> key.contains(":t:"))
+			.allMatch((key) -> this.redis.template().getExpire(key, TimeUnit.MILLISECONDS) > 0)
+			.allMatch((key) -> !this.redis.template().opsForHash().hasKey(key, "payload"));
+	}
+
+	/** The control for the test above: the same tasks on a plain thread pool, and the probe sees it. */
+	@Test
+	void theProbeSeesOverlapWhenTasksOfAGroupRunOnAPlainThreadPool() throws Exception {
+		GroupProbe probe = new GroupProbe();
+		ExecutorService pool = Executors.newFixedThreadPool(8);
+		try {
+			List<Future<?>> runs = new ArrayList<>();
+			for (int group = 0; group < 24; group++) {
+				for (int sequence = 0; sequence < 12; sequence++) {
+					String g = "group-" + group;
+					int s = sequence;
+					runs.add(pool.submit(() -> probe.run(g + "/" + s, g, s, TimeUnit.MILLISECONDS.toNanos(2))));
+				}
+			}
+			for (Future<?> run : runs) {
+				run.get(60, TimeUnit.SECONDS);
+			}
+		}
+		finally {
+			pool.shutdownNow();
+		}
+		assertThat(probe.overlaps.get()).isPositive();
+	}
+
+	@Test
+	void aHotGroupDoesNotHoldUpTheOtherGroups() throws Exception {
+		AtomicInteger hotDone = new AtomicInteger();
+		Map<String, Integer> hotDoneWhenColdRan = new ConcurrentHashMap<>();
+		RedisSerialQueue queue = instance("a", 4, items((task, item) -> {
+			Thread.sleep(item.workMillis());
+			if (item.group().equals("hot")) {
+				hotDone.incrementAndGet();
+			}
+			else {
+				hotDoneWhenColdRan.put(item.group(), hotDone.get());
+			}
+		}), (q) -> {
+		});
+		for (int i = 0; i < 200; i++) {
+			queue.submit(QUEUE, "hot", new Item("hot", i, 10));
+		}
+		for (int i = 0; i < 20; i++) {
+			queue.submit(QUEUE, "cold-" + i, new Item("cold-" + i, 0, 10));
+		}
+		await().atMost(WAIT).until(() -> hotDoneWhenColdRan.size() == 20);
+		// the hot group drains one task at a time (about 2s); the cold ones ran beside it, at once
+		assertThat(Collections.max(hotDoneWhenColdRan.values())).isLessThan(100);
+		await().atMost(WAIT).until(() -> hotDone.get() == 200);
+	}
+
+	@Test
+	void aFailingTaskIsRetriedWithBackoffThenDeadItsGroupGoesOnAndARedriveRunsItNextInItsGroup() throws Exception {
+		AtomicBoolean failing = new AtomicBoolean(true);
+		List<String> runs = new CopyOnWriteArrayList<>();
+		List<Long> attemptsAt = new CopyOnWriteArrayList<>();
+		CountDownLatch blocker = new CountDownLatch(1);
+		RedisSerialQueue queue = instance("a", 2, items((task, item) -> {
+			runs.add(item.sequence() + "#" + task.attempt());
+			if (item.sequence() == 0 && failing.get()) {
+				attemptsAt.add(System.nanoTime());
+				throw new IllegalStateException("import " + item.sequence() + " failed");
+			}
+			if (item.sequence() == 3) {
+				blocker.await(60, TimeUnit.SECONDS);
+			}
+		}), (q) -> q.setDefaults(new QueueSettings(Duration.ofSeconds(5), 3, Duration.ofMillis(200), Duration.ofMinutes(1))));
+
+		String first = queue.submit(QUEUE, "g", new Item("g", 0, 0));
+		queue.submit(QUEUE, "g", new Item("g", 1, 0));
+		queue.submit(QUEUE, "g", new Item("g", 2, 0));
+		await().atMost(WAIT).until(() -> runs.size() == 5);
+		assertThat(runs).containsExactly("0#1", "0#2", "0#3", "1#1", "2#1");
+		// backoff 200ms, then doubled: 400ms
+		assertThat(attemptsAt.get(1) - attemptsAt.get(0)).isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(180));
+		assertThat(attemptsAt.get(2) - attemptsAt.get(1)).isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(380));
+		SerialTask dead = queue.task(QUEUE, first).orElseThrow();
+		assertThat(dead.state()).isEqualTo(SerialTask.State.DEAD);
+		assertThat(dead.attempt()).isEqualTo(3);
+		assertThat(dead.lastError()).isEqualTo("java.lang.IllegalStateException: import 0 failed");
+		assertThat(queue.deadLetters(QUEUE, 10)).containsExactly(dead);
+		assertThat(queue.stats(QUEUE).dead()).isEqualTo(1);
+
+		// redriven while the group's task 3 runs and 4 waits: it runs after 3, before 4
+		failing.set(false);
+		queue.submit(QUEUE, "g", new Item("g", 3, 0));
+		await().atMost(WAIT).until(() -> runs.contains("3#1"));
+		queue.submit(QUEUE, "g", new Item("g", 4, 0));
+		assertThat(queue.redrive(QUEUE, first)).isTrue();
+		assertThat(queue.redrive(QUEUE, first)).as("no longer dead").isFalse();
+		blocker.countDown();
+		await().atMost(WAIT).until(() -> runs.size() == 8);
+		assertThat(runs.subList(5, 8)).containsExactly("3#1", "0#1", "4#1");
+		assertThat(queue.task(QUEUE, first)).get().extracting(SerialTask::state).isEqualTo(SerialTask.State.DONE);
+		assertThat(queue.deadLetters(QUEUE, 10)).isEmpty();
+		assertThat(queue.stats(QUEUE)).isEqualTo(new QueueStats(0, 0, 0, 0));
+	}
+
+	@Test
+	void aPayloadTheListenerCannotReadGoesToTheDeadLettersAtOnceAndItsGroupGoesOn() throws Exception {
+		List<Integer> ran = new CopyOnWriteArrayList<>();
+		RedisSerialQueue queue = instance("a", 1, items((task, item) -> ran.add(item.sequence())), (q) -> {
+		});
+		String unreadable = queue.submit(QUEUE, "g", List.of("not", "an", "item"));
+		queue.submit(QUEUE, "g", new Item("g", 1, 0));
+		await().atMost(WAIT).until(() -> ran.contains(1));
+		SerialTask dead = queue.task(QUEUE, unreadable).orElseThrow();
+		assertThat(dead.state()).isEqualTo(SerialTask.State.DEAD);
+		assertThat(dead.attempt()).isEqualTo(1);
+		assertThat(dead.lastError()).contains(UnreadablePayloadException.class.getName()).contains("cannot be read as");
+	}
+
+	@Test
+	void aSecondSubmitWithTheSameDeduplicationIdStoresNothingAndReturnsTheFirstId() {
+		RedisSerialQueue queue = instance("a", 1, null, (q) -> {
+		});
+		String first = queue.submit(QUEUE, "g", new Item("g", 0, 0), "message-17");
+		String second = queue.submit(QUEUE, "g", new Item("g", 0, 0), "message-17");
+		String other = queue.submit(QUEUE, "g", new Item("g", 1, 0), "message-18");
+		assertThat(second).isEqualTo(first);
+		assertThat(other).isNotEqualTo(first);
+		assertThat(queue.stats(QUEUE).queued()).isEqualTo(2);
+	}
+
+	@Test
+	void aPayloadThatCannotBeWrittenFailsTheSubmitNamingTheQueueAndStoresNothing() {
+		RedisSerialQueue queue = instance("a", 1, null, (q) -> {
+		});
+		assertThatExceptionOfType(IllegalArgumentException.class)
+			.isThrownBy(() -> queue.submit(QUEUE, "g", new Unwritable()))
+			.withMessageContaining("queue 'imports'")
+			.withMessageContaining(Unwritable.class.getName());
+		assertThat(this.redis.keys()).isEmpty();
+		assertThatExceptionOfType(IllegalArgumentException.class).isThrownBy(() -> queue.submit("a{b}", "g", "x"))
+			.withMessageContaining("Queue name");
+	}
+
+	@Test
+	void aTaskWhoseInstanceDiedRunsAgainAfterItsLeaseBeforeItsGroupsNextTask() throws Exception {
+		RedisSerialQueue dead = instance("dead", 1, null, (q) -> q.setDefaults(leaseOf(Duration.ofSeconds(2))));
+		String abandoned = dead.submit(QUEUE, "g", new Item("g", 0, 0));
+		dead.submit(QUEUE, "g", new Item("g", 1, 0));
+		// an instance takes the task and dies: nobody renews it
+		QueueScripts scripts = new QueueScripts(new dev.lockstep.redis.RedisScripts(this.redis.factory()));
+		QueueScripts.Taken taken = scripts.take(QueueKeys.of(this.redis.prefix(), QUEUE), "gone:1", leaseOf(Duration.ofSeconds(2)))
+			.get(10, TimeUnit.SECONDS);
+		assertThat(taken.task().id()).isEqualTo(abandoned);
+		long takenAt = System.nanoTime();
+
+		List<String> runs = new CopyOnWriteArrayList<>();
+		List<Long> runAt = new CopyOnWriteArrayList<>();
+		instance("b", 2, items((task, item) -> {
+			runs.add(item.sequence() + "#" + task.attempt());
+			runAt.add(System.nanoTime());
+		}), (q) -> q.setDefaults(leaseOf(Duration.ofSeconds(2))));
+		await().atMost(WAIT).until(() -> runs.size() == 2);
+		assertThat(runs).containsExactly("0#2", "1#1");
+		assertThat(runAt.get(0) - takenAt).as("ran again after the lease, and soon after")
+			.isBetween(TimeUnit.MILLISECONDS.toNanos(1900), TimeUnit.SECONDS.toNanos(10));
+		SerialTask done = dead.task(QUEUE, abandoned).orElseThrow();
+		assertThat(done.attempt()).isEqualTo(2);
+		assertThat(done.lastError()).contains("lease ran out").contains("gone:1");
+	}
+
+	@Test
+	void aStoppingInstanceFinishesItsRunningTaskAndLeavesTheQueuedOnesToTheOthers() throws Exception {
+		CountDownLatch started = new CountDownLatch(1);
+		List<String> ranOnA = new CopyOnWriteArrayList<>();
+		RedisSerialQueue a = instance("a", 1, items((task, item) -> {
+			ranOnA.add(item.group() + "/" + item.sequence());
+			started.countDown();
+			Thread.sleep(item.workMillis());
+		}), (q) -> q.setShutdownTimeout(Duration.ofSeconds(10)));
+		a.submit(QUEUE, "g", new Item("g", 0, 500));
+		assertThat(started.await(30, TimeUnit.SECONDS)).isTrue();
+		for (int i = 1; i <= 5; i++) {
+			a.submit(QUEUE, "g", new Item("g", i, 0));
+			a.submit(QUEUE, "h" + i, new Item("h" + i, 0, 0));
+		}
+		a.stop();
+		assertThat(ranOnA).containsExactly("g/0");
+		assertThat(a.stats(QUEUE)).isEqualTo(new QueueStats(10, 0, 0, 6));
+
+		List<String> ranOnB = new CopyOnWriteArrayList<>();
+		instance("b", 2, items((task, item) -> ranOnB.add(item.group() + "/" + item.sequence())), (q) -> {
+		});
+		await().atMost(WAIT).until(() -> ranOnB.size() == 10);
+		assertThat(ranOnB).filteredOn((run) -> run.startsWith("g/")).containsExactly("g/1", "g/2", "g/3", "g/4", "g/5");
+		assertThat(ranOnA).containsExactly("g/0");
+	}
+
+	@Test
+	void aTaskStillRunningAtTheShutdownTimeoutIsGivenBackAndRunsElsewhereBeforeItsGroupsNext() throws Exception {
+		CountDownLatch started = new CountDownLatch(1);
+		RedisSerialQueue a = instance("a", 1, items((task, item) -> {
+			started.countDown();
+			Thread.sleep(60_000);
+		}), (q) -> q.setShutdownTimeout(Duration.ofMillis(300)));
+		String slow = a.submit(QUEUE, "g", new Item("g", 0, 0));
+		a.submit(QUEUE, "g", new Item("g", 1, 0));
+		assertThat(started.await(30, TimeUnit.SECONDS)).isTrue();
+		a.stop();
+		SerialTask givenBack = a.task(QUEUE, slow).orElseThrow();
+		assertThat(givenBack.state()).isEqualTo(SerialTask.State.QUEUED);
+		assertThat(givenBack.lastError()).contains("stopped while it ran");
+
+		List<String> runs = new CopyOnWriteArrayList<>();
+		instance("b", 2, items((task, item) -> runs.add(item.sequence() + "#" + task.attempt())), (q) -> {
+		});
+		await().atMost(WAIT).until(() -> runs.size() == 2);
+		assertThat(runs).containsExactly("0#2", "1#1");
+	}
+
+	@Test
+	void submittingWhileRedisIsUnreachableFailsAndNamesTheQueue() {
+		RedisSerialQueue queue = new RedisSerialQueue(dev.lockstep.lock.RedisConnections.standalone("127.0.0.1", 1), JSON);
+		queue.setCommandTimeout(Duration.ofSeconds(2));
+		assertThatExceptionOfType(SerialQueueException.class)
+			.isThrownBy(() -> queue.submit(QUEUE, "g", new Item("g", 0, 0)))
+			.withMessageContaining("queue 'imports'");
+	}
+
+	/** Submits {@code groups} groups of {@code tasks} tasks from {@code submitters} threads, each group from one. */
+	private List<String> submitGroups(RedisSerialQueue queue, int groups, int tasks, int submitters) throws Exception {
+		List<Future<List<String>>> submitted = new ArrayList<>();
+		for (int s = 0; s < submitters; s++) {
+			int submitter = s;
+			submitted.add(this.threads.submit(() -> {
+				List<String> ids = new ArrayList<>();
+				for (int sequence = 0; sequence < tasks; sequence++) {
+					for (int group = submitter; group < groups; group += submitters) {
+						ids.add(queue.submit(QUEUE, "group-" + group, new Item("group-" + group, sequence, 2)));
+					}
+				}
+				return ids;
+			}));
+		}
+		List<String> ids = new ArrayList<>();
+		for (Future<List<String>> part : submitted) {
+			ids.addAll(part.get(60, TimeUnit.SECONDS));
+		}
+		return ids;
+	}
+
+	private static QueueSettings leaseOf(Duration lease) {
+		return new QueueSettings(lease, 3, Duration.ofMillis(100), Duration.ofMinutes(1));
+	}
+
+	/** A started instance with its own id; {@code handler} null: it only submits and reads. */
+	private RedisSerialQueue instance(String name, int concurrency, TaskHandler handler, Consumer<RedisSerialQueue> settings) {
+		RedisSerialQueue queue = new RedisSerialQueue(this.redis.factory(), JSON);
+		queue.setKeyPrefix(this.redis.prefix());
+		queue.setInstanceId(name);
+		queue.setShutdownTimeout(Duration.ofSeconds(5));
+		settings.accept(queue);
+		if (handler != null) {
+			queue.listen(QUEUE, concurrency, handler, "test handler " + name);
+		}
+		queue.start();
+		this.instances.add(queue);
+		return queue;
+	}
+
+	/** A handler of {@link Item} payloads; other payloads cannot be read. */
+	static TaskHandler items(ItemHandler handler) {
+		return (task, json) -> {
+			Item item;
+			try {
+				item = JSON.readValue(json, Item.class);
+			}
+			catch (tools.jackson.core.JacksonException ex) {
+				throw new UnreadablePayloadException("its payload cannot be read as an Item: " + ex.getOriginalMessage(), ex);
+			}
+			handler.handle(task, item);
+		};
+	}
+
+	@FunctionalInterface
+	interface ItemHandler {
+
+		void handle(SerialTask task, Item item) throws Exception;
+
+	}
+
+	/** Its one property cannot be read, so Jackson cannot write it. */
+	static final class Unwritable {
+
+		public String getValue() {
+			throw new IllegalStateException("no value");
+		}
+
+	}
+
+}
