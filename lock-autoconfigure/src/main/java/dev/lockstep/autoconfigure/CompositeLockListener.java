@@ -52,6 +52,16 @@ final class CompositeLockListener implements LockListener {
 		each((listener) -> listener.jobRan(job, took, succeeded));
 	}
 
+	@Override
+	public void taskStarted(String queue, Duration waited) {
+		each((target) -> target.taskStarted(queue, waited));
+	}
+
+	@Override
+	public void taskEnded(String queue, String outcome, Duration ran) {
+		each((target) -> target.taskEnded(queue, outcome, ran));
+	}
+
 	private void each(Consumer<LockListener> event) {
 		this.listeners.forEach(event);
 	}

@@ -1,6 +1,8 @@
 package dev.lockstep.autoconfigure;
 
 import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
 
 import org.jspecify.annotations.Nullable;
 
@@ -8,6 +10,7 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 
 import dev.lockstep.aop.LockAnnotationAdvisor;
 import dev.lockstep.internal.NamingRules;
+import dev.lockstep.queue.QueueSettings;
 
 /**
  * Lockstep settings, under {@code lockstep}. Invalid values stop startup with a message naming
@@ -48,6 +51,8 @@ public class LockstepProperties {
 	private final SerialGroup serialGroup = new SerialGroup();
 
 	private final JobGuard jobGuard = new JobGuard();
+
+	private final Queue queue = new Queue();
 
 	public boolean isEnabled() {
 		return this.enabled;
@@ -99,6 +104,10 @@ public class LockstepProperties {
 
 	public JobGuard getJobGuard() {
 		return this.jobGuard;
+	}
+
+	public Queue getQueue() {
+		return this.queue;
 	}
 
 	static Duration atLeast(String property, Duration value, Duration minimum) {
@@ -310,6 +319,200 @@ public class LockstepProperties {
 		public void setInstanceId(@Nullable String instanceId) {
 			this.instanceId = (instanceId != null) ? NamingRules.instanceId("lockstep.job-guard.instance-id", instanceId)
 					: null;
+		}
+
+	}
+
+	/**
+	 * Settings of serial queues ({@code SerialQueue} and {@code @SerialQueueListener}).
+	 */
+	public static class Queue {
+
+		/**
+		 * Whether serial queues are enabled.
+		 */
+		private boolean enabled = true;
+
+		/**
+		 * Lease of a running task, renewed every third of it while the task runs; a task whose instance
+		 * dies runs again after this time.
+		 */
+		private Duration leaseTime = Duration.ofSeconds(30);
+
+		/**
+		 * How many times a task is started before it goes to the dead letters (failed attempts, and
+		 * attempts cut short by a crash or a shutdown).
+		 */
+		private int maxAttempts = 3;
+
+		/**
+		 * Wait before the first retry of a failed task, doubled for each further retry; the task's group
+		 * waits with it.
+		 */
+		private Duration retryBackoff = Duration.ofSeconds(1);
+
+		/**
+		 * How long a deduplication id is remembered, and a done task can still be read.
+		 */
+		private Duration deduplicationWindow = Duration.ofMinutes(10);
+
+		/**
+		 * How long a stopping instance lets its running tasks finish; tasks still running then are given
+		 * back to run on another instance.
+		 */
+		private Duration shutdownTimeout = Duration.ofSeconds(30);
+
+		/**
+		 * Settings of particular queues, by queue name; what a queue does not set comes from the settings
+		 * above.
+		 */
+		private Map<String, QueueOverrides> queues = new LinkedHashMap<>();
+
+		public boolean isEnabled() {
+			return this.enabled;
+		}
+
+		public void setEnabled(boolean enabled) {
+			this.enabled = enabled;
+		}
+
+		public Duration getLeaseTime() {
+			return this.leaseTime;
+		}
+
+		public void setLeaseTime(Duration leaseTime) {
+			this.leaseTime = atLeast("lockstep.queue.lease-time", leaseTime, Duration.ofSeconds(1));
+		}
+
+		public int getMaxAttempts() {
+			return this.maxAttempts;
+		}
+
+		public void setMaxAttempts(int maxAttempts) {
+			this.maxAttempts = atLeastOne("lockstep.queue.max-attempts", maxAttempts);
+		}
+
+		public Duration getRetryBackoff() {
+			return this.retryBackoff;
+		}
+
+		public void setRetryBackoff(Duration retryBackoff) {
+			this.retryBackoff = atLeast("lockstep.queue.retry-backoff", retryBackoff, Duration.ZERO);
+		}
+
+		public Duration getDeduplicationWindow() {
+			return this.deduplicationWindow;
+		}
+
+		public void setDeduplicationWindow(Duration deduplicationWindow) {
+			this.deduplicationWindow = atLeast("lockstep.queue.deduplication-window", deduplicationWindow,
+					Duration.ofSeconds(1));
+		}
+
+		public Duration getShutdownTimeout() {
+			return this.shutdownTimeout;
+		}
+
+		public void setShutdownTimeout(Duration shutdownTimeout) {
+			this.shutdownTimeout = atLeast("lockstep.queue.shutdown-timeout", shutdownTimeout, Duration.ZERO);
+		}
+
+		public Map<String, QueueOverrides> getQueues() {
+			return this.queues;
+		}
+
+		public void setQueues(Map<String, QueueOverrides> queues) {
+			this.queues = queues;
+		}
+
+		/** The settings of {@code queue}: its own where it sets them, the defaults above otherwise. */
+		public QueueSettings settings(String queue) {
+			QueueOverrides own = this.queues.get(queue);
+			if (own == null) {
+				return defaults();
+			}
+			String at = "lockstep.queue.queues." + queue + ".";
+			return new QueueSettings(
+					(own.getLeaseTime() != null) ? atLeast(at + "lease-time", own.getLeaseTime(), Duration.ofSeconds(1))
+							: this.leaseTime,
+					(own.getMaxAttempts() != null) ? atLeastOne(at + "max-attempts", own.getMaxAttempts()) : this.maxAttempts,
+					(own.getRetryBackoff() != null) ? atLeast(at + "retry-backoff", own.getRetryBackoff(), Duration.ZERO)
+							: this.retryBackoff,
+					(own.getDeduplicationWindow() != null)
+							? atLeast(at + "deduplication-window", own.getDeduplicationWindow(), Duration.ofSeconds(1))
+							: this.deduplicationWindow);
+		}
+
+		/** The settings of queues without settings of their own. */
+		public QueueSettings defaults() {
+			return new QueueSettings(this.leaseTime, this.maxAttempts, this.retryBackoff, this.deduplicationWindow);
+		}
+
+		private static int atLeastOne(String property, int value) {
+			if (value < 1) {
+				throw new IllegalArgumentException(property + " must be at least 1, was " + value);
+			}
+			return value;
+		}
+
+	}
+
+	/**
+	 * Settings of one serial queue, under {@code lockstep.queue.queues.<name>}; each left unset comes
+	 * from {@code lockstep.queue}.
+	 */
+	public static class QueueOverrides {
+
+		/**
+		 * Lease of a running task of this queue.
+		 */
+		private @Nullable Duration leaseTime;
+
+		/**
+		 * How many times a task of this queue is started before it goes to the dead letters.
+		 */
+		private @Nullable Integer maxAttempts;
+
+		/**
+		 * Wait before the first retry of a failed task of this queue, doubled for each further retry.
+		 */
+		private @Nullable Duration retryBackoff;
+
+		/**
+		 * How long a deduplication id of this queue is remembered.
+		 */
+		private @Nullable Duration deduplicationWindow;
+
+		public @Nullable Duration getLeaseTime() {
+			return this.leaseTime;
+		}
+
+		public void setLeaseTime(@Nullable Duration leaseTime) {
+			this.leaseTime = leaseTime;
+		}
+
+		public @Nullable Integer getMaxAttempts() {
+			return this.maxAttempts;
+		}
+
+		public void setMaxAttempts(@Nullable Integer maxAttempts) {
+			this.maxAttempts = maxAttempts;
+		}
+
+		public @Nullable Duration getRetryBackoff() {
+			return this.retryBackoff;
+		}
+
+		public void setRetryBackoff(@Nullable Duration retryBackoff) {
+			this.retryBackoff = retryBackoff;
+		}
+
+		public @Nullable Duration getDeduplicationWindow() {
+			return this.deduplicationWindow;
+		}
+
+		public void setDeduplicationWindow(@Nullable Duration deduplicationWindow) {
+			this.deduplicationWindow = deduplicationWindow;
 		}
 
 	}

@@ -78,4 +78,24 @@ public class MicrometerLockListener implements LockListener {
 			.tag("job", job).register(this.registry).increment();
 	}
 
+	@Override
+	public void taskStarted(String queue, Duration waited) {
+		Timer.builder("lockstep.queue.wait").description("Time from a task's submit to its start")
+			.tag("queue", queue).register(this.registry).record(waited);
+	}
+
+	@Override
+	public void taskEnded(String queue, String outcome, Duration ran) {
+		Timer.builder("lockstep.queue.run").description("Runs of queue tasks on this instance, by outcome")
+			.tag("queue", queue).tag("outcome", outcome).register(this.registry).record(ran);
+		if (outcome.equals("retry") || outcome.equals("dead")) {
+			Counter.builder("lockstep.queue.failures").description("Task runs that threw (retried or dead)")
+				.tag("queue", queue).register(this.registry).increment();
+		}
+		if (outcome.equals("dead")) {
+			Counter.builder("lockstep.queue.dead").description("Tasks moved to the dead letters")
+				.tag("queue", queue).register(this.registry).increment();
+		}
+	}
+
 }
