@@ -99,7 +99,12 @@ final class QueueWorkers {
 		return this.description;
 	}
 
+	/** Starts the workers; again after {@link #refuseNew()} and {@link #awaitStopped}, when the context starts again. */
 	synchronized void start(ScheduledExecutorService timer) {
+		this.stopping = false;
+		this.threads.clear();
+		this.wakeUps.drainPermits();
+		this.timedWakeAt.set(Long.MAX_VALUE);
 		this.timer = timer;
 		long every = Math.max(1, this.settings.leaseTime().toMillis() / 3);
 		this.renewals = timer.scheduleWithFixedDelay(this::renew, every, every, TimeUnit.MILLISECONDS);
