@@ -49,6 +49,8 @@ class SampleAppIT {
 	/** The group wait the instances run with: long enough for the queue of the order test, short enough to see a 409. */
 	private static final Duration GROUP_WAIT = Duration.ofSeconds(6);
 
+	private static final Duration QUEUE_LEASE = Duration.ofSeconds(3);
+
 	private RedisServer redis;
 
 	private Path dataDir;
@@ -58,6 +60,9 @@ class SampleAppIT {
 	private SampleInstance b;
 
 	private long longestQueueSeen;
+
+	/** The instance still running after the kill test. */
+	private SampleInstance survivor;
 
 	@BeforeAll
 	void startTwoInstances() throws IOException {
@@ -70,6 +75,8 @@ class SampleAppIT {
 		List<String> args = List.of("--spring.data.redis.host=" + this.redis.host(),
 				"--spring.data.redis.port=" + this.redis.port(), "--sample.data-dir=" + this.dataDir,
 				"--lockstep.serial-group.wait-time=" + GROUP_WAIT.toSeconds() + "s",
+				// A queued import whose instance is killed runs again on the other within this lease.
+				"--lockstep.queue.lease-time=" + QUEUE_LEASE.toSeconds() + "s",
 				// Generous: many deliveries of one pin queue behind each other on a busy machine.
 				"--lockstep.lock.wait-time=30s", "--lockstep.command-timeout=2s", "--sample.push.cron=*/2 * * * * *");
 		this.a = SampleInstance.start(Path.of(jarPath), "a", args);
@@ -177,6 +184,68 @@ class SampleAppIT {
 
 	@Test
 	@Order(4)
+	void queuedImportsAnswer202AtOnceAndRunOnBothInstancesOneAtATimeInOrderPerGroup() {
+		int groups = 8;
+		int perGroup = 4;
+		Map<String, List<String>> taskIds = new HashMap<>();
+		for (int k = 1; k <= perGroup; k++) {
+			for (int g = 1; g <= groups; g++) {
+				Group group = new Group("queued", "entity-" + g);
+				Reply reply = submit(this.a, group, group.entityCode() + "-" + k, 300);
+				assertThat(reply.status()).as("reply to %s", reply).isEqualTo(202);
+				String taskId = reply.json().get("taskId").asString();
+				assertThat(reply.headers().firstValue("Location")).hasValueSatisfying((location) -> assertThat(location)
+					.endsWith("/imports/" + taskId));
+				taskIds.computeIfAbsent(group.toString(), (key) -> new ArrayList<>()).add(taskId);
+			}
+		}
+		// the broker delivers one message twice: the same task
+		Reply again = submit(this.b, new Group("queued", "entity-1"), "entity-1-1", 300);
+		assertThat(again.status()).isEqualTo(202);
+		assertThat(again.json().get("taskId").asString()).isEqualTo(taskIds.get("queued:entity-1").get(0));
+
+		Set<String> instances = new HashSet<>();
+		for (Map.Entry<String, List<String>> group : taskIds.entrySet()) {
+			List<JsonNode> runs = new ArrayList<>();
+			for (String taskId : group.getValue()) {
+				await("import " + taskId + " done", () -> state(this.b, taskId).equals("DONE"));
+				JsonNode status = SampleHttp.get(this.b.uri("/imports/" + taskId)).json();
+				assertThat(status.get("attempt").asInt()).isEqualTo(1);
+				assertThat(status.get("runs")).hasSize(1);
+				runs.add(status.get("runs").get(0));
+			}
+			for (int i = 1; i < runs.size(); i++) {
+				assertThat(instant(runs.get(i), "startedAt")).as("start of %s after the end of %s", runs.get(i), runs.get(i - 1))
+					.isAfterOrEqualTo(instant(runs.get(i - 1), "finishedAt"));
+			}
+			runs.forEach((run) -> instances.add(run.get("instanceId").asString()));
+		}
+		assertThat(instances).as("instances that ran imports submitted to a").containsExactlyInAnyOrder("a", "b");
+		assertProblem(SampleHttp.get(this.a.uri("/imports/no-such-task")), 404, "Not found");
+	}
+
+	@Test
+	@Order(4)
+	void aBurstForOneGroupHoldsUpNeitherOtherGroupsNorOtherEndpoints() {
+		Group hot = new Group("burst", "hot");
+		List<CompletableFuture<Reply>> burst = new ArrayList<>();
+		for (int k = 1; k <= 500; k++) {
+			burst.add(SampleHttp.postAsync(((k % 2 == 0) ? this.a : this.b).uri("/imports"), Map.of("requestId", "hot-" + k,
+					"tenantId", hot.tenantId(), "entityCode", hot.entityCode(), "workMillis", 20)));
+		}
+		List<Reply> accepted = burst.stream().map(SampleHttp::await).toList();
+		assertThat(accepted).allSatisfy((reply) -> assertThat(reply.status()).isEqualTo(202));
+		String lastHot = accepted.get(accepted.size() - 1).json().get("taskId").asString();
+
+		Reply cold = submit(this.a, new Group("burst", "cold"), "cold-1", 10);
+		String coldId = cold.json().get("taskId").asString();
+		await("the other group's import done", () -> state(this.a, coldId).equals("DONE"));
+		assertThat(state(this.a, lastHot)).as("the hot group is still draining").isEqualTo("QUEUED");
+		assertThat(SampleHttp.get(this.b.uri("/users")).status()).isEqualTo(200);
+	}
+
+	@Test
+	@Order(5)
 	void badRequestsGetProblemDetailsWithoutStackTraces() {
 		assertProblem(SampleHttp.post(this.a.uri("/users"), Map.of("name", "No Pin")), 400, "No lock key");
 		assertProblem(SampleHttp.post(this.b.uri("/users"), Map.of("pin", "   ", "name", "Blank Pin")), 400, "No lock key");
@@ -193,7 +262,7 @@ class SampleAppIT {
 	}
 
 	@Test
-	@Order(5)
+	@Order(6)
 	void thePushJobRecordsItsRuns() {
 		await("a push run is recorded", () -> !SampleHttp.get(this.a.uri("/push/runs")).json().isEmpty());
 		for (JsonNode run : SampleHttp.get(this.b.uri("/push/runs")).json()) {
@@ -216,7 +285,7 @@ class SampleAppIT {
 
 	/** The live page at / and the actuator JSON it reads (no browser here: the page's inputs are checked). */
 	@Test
-	@Order(5)
+	@Order(6)
 	void theHomePageIsTheLivePageOverTheLockstepEndpoint() {
 		Reply page = SampleHttp.getPage(this.a.uri("/"));
 		assertThat(page.status()).isEqualTo(200);
@@ -237,19 +306,61 @@ class SampleAppIT {
 		assertThat(health.json().get("status").asString()).isEqualTo("UP");
 	}
 
+	/** Kills one instance: the tests after it use the survivor. */
+	@Test
+	@Order(7)
+	void anImportWhoseInstanceIsKilledMidRunCompletesOnTheOtherBeforeItsGroupsNext() {
+		Group ledger = new Group("crash", "ledger");
+		String slow = submit(this.a, ledger, "ledger-1", 8000).json().get("taskId").asString();
+		String next = submit(this.b, ledger, "ledger-2", 10).json().get("taskId").asString();
+		await("the slow import running", () -> state(this.a, slow).equals("RUNNING")
+				&& !SampleHttp.get(this.a.uri("/imports/" + slow)).json().get("runs").isEmpty());
+		String ranOn = SampleHttp.get(this.a.uri("/imports/" + slow)).json().get("runs").get(0).get("instanceId").asString();
+		SampleInstance doomed = ranOn.equals("a") ? this.a : this.b;
+		this.survivor = (doomed == this.a) ? this.b : this.a;
+		doomed.kill();
+
+		// its lease (3s) runs out, the survivor runs it again (8s), then the group's next import
+		await("the import done on " + this.survivor.id(), () -> state(this.survivor, slow).equals("DONE"));
+		JsonNode status = SampleHttp.get(this.survivor.uri("/imports/" + slow)).json();
+		assertThat(status.get("attempt").asInt()).isEqualTo(2);
+		assertThat(status.get("lastError").asString()).contains("lease ran out");
+		JsonNode runs = status.get("runs");
+		assertThat(runs).hasSize(2);
+		assertThat(runs.get(0).get("instanceId").asString()).isEqualTo(doomed.id());
+		assertThat(runs.get(0).get("finishedAt").isNull()).as("the killed run never finished").isTrue();
+		assertThat(runs.get(1).get("instanceId").asString()).isEqualTo(this.survivor.id());
+		await("the group's next import done", () -> state(this.survivor, next).equals("DONE"));
+		JsonNode nextRun = SampleHttp.get(this.survivor.uri("/imports/" + next)).json().get("runs").get(0);
+		assertThat(instant(nextRun, "startedAt")).isAfterOrEqualTo(instant(runs.get(1), "finishedAt"));
+	}
+
 	/** Last: it stops Redis. */
 	@Test
-	@Order(6)
-	void withoutRedisLockedCallsAnswer503() {
+	@Order(8)
+	void withoutRedisLockedCallsAndSubmitsAnswer503() {
+		SampleInstance instance = (this.survivor != null) ? this.survivor : this.a;
 		this.redis.kill();
 
-		assertProblem(SampleHttp.post(this.a.uri("/users"), Map.of("pin", "pin-3001", "name", "During an outage")), 503,
+		assertProblem(SampleHttp.post(instance.uri("/users"), Map.of("pin", "pin-3001", "name", "During an outage")), 503,
 				"Coordination unavailable");
-		assertThat(SampleHttp.get(this.b.uri("/users?pin=pin-3001")).json()).isEmpty();
+		assertThat(SampleHttp.get(instance.uri("/users?pin=pin-3001")).json()).isEmpty();
+		assertProblem(submit(instance, new Group("outage", "orders"), "outage-1", 0), 503, "Coordination unavailable");
+	}
+
+	private Reply submit(SampleInstance instance, Group group, String requestId, long workMillis) {
+		return SampleHttp.post(instance.uri("/imports"), Map.of("requestId", requestId, "tenantId", group.tenantId(),
+				"entityCode", group.entityCode(), "workMillis", workMillis));
+	}
+
+	private static String state(SampleInstance instance, String taskId) {
+		Reply reply = SampleHttp.get(instance.uri("/imports/" + taskId));
+		assertThat(reply.status()).as("status of import %s: %s", taskId, reply).isEqualTo(200);
+		return reply.json().get("state").asString();
 	}
 
 	private CompletableFuture<Reply> importAsync(SampleInstance instance, Group group, String requestId, long workMillis) {
-		return SampleHttp.postAsync(instance.uri("/imports"), Map.of("requestId", requestId, "tenantId", group.tenantId(),
+		return SampleHttp.postAsync(instance.uri("/imports/sync"), Map.of("requestId", requestId, "tenantId", group.tenantId(),
 				"entityCode", group.entityCode(), "workMillis", workMillis));
 	}
 

@@ -60,6 +60,11 @@ final class SampleInstance implements AutoCloseable {
 		return this.process.output();
 	}
 
+	/** Kills the instance with SIGKILL, as a crash would: no shutdown, nothing given back. */
+	void kill() {
+		this.process.kill();
+	}
+
 	/** Stops the instance (SIGTERM, SIGKILL after 20s) and keeps its whole output in {@code logDirectory}. */
 	void stop(Path logDirectory) throws IOException {
 		// Not JavaProcess.stop(): Process.destroy() also closes the output pipe, losing the shutdown log.

@@ -6,9 +6,10 @@ import org.springframework.stereotype.Service;
 import dev.lockstep.annotation.SerialGroup;
 
 /**
- * Processes import requests one at a time per group ("tenant:entity"), in the order they arrived,
- * across every instance; requests of different groups run in parallel. This replaces the field
- * report's shared Redis list, global queue lock and polling workers.
+ * Processes import requests while the caller waits ({@code POST /imports/sync}): one at a time per
+ * group ("tenant:entity"), in the order they arrived, across every instance; requests of different
+ * groups run in parallel. For callers that need the result; the queued imports
+ * ({@link ImportWorker}) hold nobody's thread.
  */
 @Service
 public class ImportService {
@@ -40,7 +41,7 @@ public class ImportService {
 		return tenantId + ":" + entityCode;
 	}
 
-	private static void simulateWork(long millis) {
+	static void simulateWork(long millis) {
 		try {
 			Thread.sleep(millis);
 		}

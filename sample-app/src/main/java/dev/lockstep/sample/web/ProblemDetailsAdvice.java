@@ -22,6 +22,7 @@ import org.springframework.web.servlet.mvc.method.annotation.ResponseEntityExcep
 import dev.lockstep.LockKeyException;
 import dev.lockstep.LockNotAcquiredException;
 import dev.lockstep.LockUnavailableException;
+import dev.lockstep.SerialQueueException;
 
 /**
  * Turns every failure into a problem detail (RFC 9457) with a fitting status and never a stack
@@ -31,7 +32,8 @@ import dev.lockstep.LockUnavailableException;
  * <li>{@link LockKeyException}: 400, the request gave no usable lock key;</li>
  * <li>{@link LockNotAcquiredException}: 409, someone else still holds the lock or the group's turn
  * did not come in time; nothing was done, so the client may retry;</li>
- * <li>{@link LockUnavailableException}: 503, Redis is unreachable and Lockstep fails closed.</li>
+ * <li>{@link LockUnavailableException}, {@link SerialQueueException}: 503, Redis is unreachable and
+ * Lockstep fails closed (a queued import is not stored).</li>
  * </ul>
  */
 @RestControllerAdvice
@@ -55,6 +57,15 @@ class ProblemDetailsAdvice extends ResponseEntityExceptionHandler {
 
 	@ExceptionHandler
 	ResponseEntity<ProblemDetail> unavailable(LockUnavailableException ex) {
+		return unavailable((RuntimeException) ex);
+	}
+
+	@ExceptionHandler
+	ResponseEntity<ProblemDetail> queueUnavailable(SerialQueueException ex) {
+		return unavailable((RuntimeException) ex);
+	}
+
+	private ResponseEntity<ProblemDetail> unavailable(RuntimeException ex) {
 		logger.warn("Answering 503: {}", ex.getMessage());
 		return ResponseEntity.status(HttpStatus.SERVICE_UNAVAILABLE)
 			.header(HttpHeaders.RETRY_AFTER, RETRY_AFTER_SECONDS)
