@@ -18,7 +18,11 @@ import dev.lockstep.JobMember;
 import dev.lockstep.JobRun;
 import dev.lockstep.JobSkip;
 import dev.lockstep.LockSnapshot;
+import dev.lockstep.QueueStats;
+import dev.lockstep.SerialTask;
 import dev.lockstep.lock.RedisLockService;
+import dev.lockstep.queue.QueueSettings;
+import dev.lockstep.queue.RedisSerialQueue;
 
 /**
  * The {@code lockstep} actuator endpoint: this instance and what it coordinates.
@@ -46,6 +50,11 @@ public final class LockstepEndpoint {
 
 	private final @Nullable RedisLockService locks;
 
+	private final @Nullable RedisSerialQueue queues;
+
+	/** How many dead letters {@code queues/{name}} shows. */
+	static final int DEAD_LETTERS_SHOWN = 20;
+
 	/**
 	 * @param instanceId the lock service's instance id, or null
 	 * @param redisMode {@code standalone}, {@code sentinel} or {@code cluster}
@@ -55,6 +64,16 @@ public final class LockstepEndpoint {
 	 */
 	public LockstepEndpoint(@Nullable String instanceId, String redisMode, @Nullable JobGuardRegistry jobGuard,
 			@Nullable RecentLockLosses losses, @Nullable RedisLockService locks) {
+		this(instanceId, redisMode, jobGuard, losses, locks, null);
+	}
+
+	/**
+	 * With the serial queues' views.
+	 * @param queues Lockstep's serial queue, or null without one
+	 */
+	public LockstepEndpoint(@Nullable String instanceId, String redisMode, @Nullable JobGuardRegistry jobGuard,
+			@Nullable RecentLockLosses losses, @Nullable RedisLockService locks, @Nullable RedisSerialQueue queues) {
+		this.queues = queues;
 		this.locks = locks;
 		this.instanceId = instanceId;
 		this.redisMode = redisMode;
@@ -69,12 +88,19 @@ public final class LockstepEndpoint {
 		Integer lost = (this.losses != null) ? this.losses.losses().size() : null;
 		return new Overview(this.instanceId, (this.jobGuard != null) ? this.jobGuard.instanceId() : null,
 				this.redisMode, jobs, lost,
-				(this.losses != null) ? this.losses.window() : null);
+				(this.losses != null) ? this.losses.window() : null,
+				(this.queues != null) ? this.queues.listenedQueues() : List.of());
 	}
 
-	/** {@code locks}, {@code locks/{key}}, {@code jobs} or {@code jobs/{name}}; anything else is not found. */
+	/**
+	 * {@code locks}, {@code locks/{key}}, {@code jobs}, {@code jobs/{name}}, {@code queues} or
+	 * {@code queues/{name}}; anything else is not found.
+	 */
 	@ReadOperation
 	public @Nullable Object part(@Selector(match = Match.ALL_REMAINING) String... path) {
+		if (path.length > 0 && "queues".equals(path[0]) && this.queues != null) {
+			return queuePart(this.queues, Arrays.copyOfRange(path, 1, path.length));
+		}
 		if (path.length > 0 && "locks".equals(path[0]) && this.locks != null) {
 			if (path.length == 1) {
 				return new Locks(this.locks.heldLocks(), this.locks.waitingCalls());
@@ -93,6 +119,15 @@ public final class LockstepEndpoint {
 				registry.history(name), registry.members(name), registry.elections(name));
 	}
 
+	private static Object queuePart(RedisSerialQueue queues, String[] path) {
+		if (path.length == 0) {
+			return queues.listenedQueues().stream().map((name) -> new QueueSummary(name, queues.stats(name))).toList();
+		}
+		String name = String.join("/", path);
+		return new QueueDetail(name, queues.listenedQueues().contains(name), queues.settings(name), queues.stats(name),
+				queues.deadLetters(name, DEAD_LETTERS_SHOWN));
+	}
+
 	private JobSummary summary(GuardedJob job) {
 		JobGuardRegistry registry = this.jobGuard;
 		return new JobSummary(job.name(), job.method(), job.lockAtMostFor(), job.lockAtLeastFor(),
@@ -108,9 +143,30 @@ public final class LockstepEndpoint {
 	 * @param jobs the names of the jobs this instance guards
 	 * @param locksLostRecently the locks this instance lost within {@code lossWindow}
 	 * @param lossWindow how far back {@code locksLostRecently} looks
+	 * @param queues the serial queues this instance runs tasks of
 	 */
 	public record Overview(@Nullable String instance, @Nullable String jobGuardInstance, String redisMode, List<String> jobs, @Nullable Integer locksLostRecently,
-			@Nullable Duration lossWindow) {
+			@Nullable Duration lossWindow, List<String> queues) {
+	}
+
+	/**
+	 * A serial queue this instance runs tasks of, with its counts from Redis.
+	 * @param name the queue's name
+	 * @param stats queued, running, dead, groups waiting
+	 */
+	public record QueueSummary(String name, QueueStats stats) {
+	}
+
+	/**
+	 * Any serial queue by name, read from Redis.
+	 * @param name the queue's name
+	 * @param listenedHere whether this instance runs its tasks
+	 * @param settings the lease, attempts, backoff and deduplication window it runs with here
+	 * @param stats queued, running, dead, groups waiting
+	 * @param deadLetters its oldest dead tasks, up to 20
+	 */
+	public record QueueDetail(String name, boolean listenedHere, QueueSettings settings, QueueStats stats,
+			List<SerialTask> deadLetters) {
 	}
 
 	/**

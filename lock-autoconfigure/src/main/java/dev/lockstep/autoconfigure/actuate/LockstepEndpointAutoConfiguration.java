@@ -18,7 +18,9 @@ import dev.lockstep.JobGuardRegistry;
 import dev.lockstep.LockService;
 import dev.lockstep.autoconfigure.LockstepAutoConfiguration;
 import dev.lockstep.autoconfigure.job.JobGuardAutoConfiguration;
+import dev.lockstep.autoconfigure.queue.SerialQueueAutoConfiguration;
 import dev.lockstep.lock.RedisLockService;
+import dev.lockstep.queue.RedisSerialQueue;
 
 /**
  * The {@code lockstep} actuator endpoint, when Actuator is on the class path. Like every endpoint it
@@ -26,7 +28,8 @@ import dev.lockstep.lock.RedisLockService;
  * condition sits on the bean methods, so that this class is skipped without Actuator before that
  * condition's class is needed.
  */
-@AutoConfiguration(after = { LockstepAutoConfiguration.class, JobGuardAutoConfiguration.class })
+@AutoConfiguration(after = { LockstepAutoConfiguration.class, JobGuardAutoConfiguration.class,
+		SerialQueueAutoConfiguration.class })
 @ConditionalOnClass(name = "org.springframework.boot.actuate.endpoint.annotation.Endpoint")
 @ConditionalOnBean(LockService.class)
 public final class LockstepEndpointAutoConfiguration {
@@ -45,10 +48,11 @@ public final class LockstepEndpointAutoConfiguration {
 	@ConditionalOnMissingBean
 	@ConditionalOnAvailableEndpoint
 	LockstepEndpoint lockstepEndpoint(LockService lockService, RedisConnectionFactory connectionFactory,
-			ObjectProvider<JobGuardRegistry> jobGuard, ObjectProvider<RecentLockLosses> losses) {
+			ObjectProvider<JobGuardRegistry> jobGuard, ObjectProvider<RecentLockLosses> losses,
+			ObjectProvider<RedisSerialQueue> queues) {
 		JobGuardRegistry registry = jobGuard.getIfUnique();
 		return new LockstepEndpoint(instanceId(lockService), redisMode(connectionFactory), registry,
-				losses.getIfUnique(), (lockService instanceof RedisLockService redis) ? redis : null);
+				losses.getIfUnique(), (lockService instanceof RedisLockService redis) ? redis : null, queues.getIfUnique());
 	}
 
 	/** The id this instance writes into lock owners, or {@code null} for a lock service of the application's own. */

@@ -27,7 +27,9 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
 
 import dev.lockstep.LockHandle;
 import dev.lockstep.LockService;
+import dev.lockstep.SerialQueue;
 import dev.lockstep.annotation.JobGuard;
+import dev.lockstep.annotation.SerialQueueListener;
 import dev.lockstep.autoconfigure.LockstepAutoConfiguration;
 import dev.lockstep.autoconfigure.job.JobGuardAutoConfiguration;
 import dev.lockstep.lock.RedisLockService;
@@ -81,6 +83,27 @@ class LockstepEndpointTests {
 			.contains("\"elections\":[]");
 
 		assertThat(get("/actuator/lockstep/nothing-here").status()).isEqualTo(404);
+	}
+
+	@Test
+	void endpointShowsTheQueuesThisInstanceRunsTheirCountsAndDeadLetters() throws Exception {
+		start(TestRedis.standalone().host(), TestRedis.standalone().port(),
+				"management.endpoints.web.exposure.include=lockstep", "lockstep.queue.queues.imports.max-attempts=1");
+		SerialQueue queue = this.context.getBean(SerialQueue.class);
+		String failing = queue.submit("imports", "tenant-1:orders", "fail");
+		await().atMost(Duration.ofSeconds(20)).until(() -> queue.stats("imports").dead() == 1);
+
+		assertThat(get("/actuator/lockstep").body()).contains("\"queues\":[\"imports\"]");
+		assertThat(get("/actuator/lockstep/queues").body())
+			.contains("{\"name\":\"imports\",\"stats\":{\"queued\":0,\"running\":0,\"dead\":1,\"groupsWaiting\":0}}");
+		Response detail = get("/actuator/lockstep/queues/imports");
+		assertThat(detail.status()).isEqualTo(200);
+		assertThat(detail.body()).contains("\"listenedHere\":true").contains("\"maxAttempts\":1")
+			.contains("\"id\":\"" + failing + "\"")
+			.contains("\"state\":\"DEAD\"")
+			.contains("java.lang.IllegalStateException: import refused");
+		assertThat(get("/actuator/lockstep/queues/reports").body()).contains("\"listenedHere\":false")
+			.contains("\"deadLetters\":[]");
 	}
 
 	@Test
@@ -275,6 +298,22 @@ class LockstepEndpointTests {
 		@Bean
 		NightlyJob nightlyJob() {
 			return new NightlyJob();
+		}
+
+		@Bean
+		Importer importer() {
+			return new Importer();
+		}
+
+	}
+
+	static class Importer {
+
+		@SerialQueueListener(queue = "imports")
+		void run(String request) {
+			if (request.equals("fail")) {
+				throw new IllegalStateException("import refused");
+			}
 		}
 
 	}
