@@ -14,6 +14,7 @@ import dev.lockstep.redis.LuaScript;
 import dev.lockstep.redis.RedisScripts;
 
 /** The queue's Lua scripts with typed arguments and replies; each call is one round trip. */
+@SuppressWarnings("unchecked")
 final class QueueScripts {
 
 	private static final String COMMON = "queue-common.lua";
@@ -24,7 +25,7 @@ final class QueueScripts {
 
 	private static final LuaScript RENEW = load(ScriptOutputType.MULTI, "queue-renew.lua");
 
-	private static final LuaScript FINISH = load(ScriptOutputType.INTEGER, "queue-finish.lua");
+	private static final LuaScript FINISH = load(ScriptOutputType.MULTI, "queue-finish.lua");
 
 	private static final LuaScript FAIL = load(ScriptOutputType.INTEGER, "queue-fail.lua");
 
@@ -82,7 +83,24 @@ final class QueueScripts {
 
 	/** 1, or 0 when the task was no longer {@code owner}'s. */
 	CompletableFuture<Long> finish(QueueKeys keys, String id, String owner, Duration keep) {
-		return this.redis.run(FINISH, keys.forScripts(), List.of(id, owner, Long.toString(keep.toMillis()), keys.channel()));
+		return finishAndTake(keys, id, owner, keep, null, QueueSettings.DEFAULTS).thenApply((finished) -> finished.ended() ? 1L : 0L);
+	}
+
+	/**
+	 * Finishes the task and, with a {@code nextOwner}, takes the worker's next task in the same
+	 * round trip (see queue-finish.lua); nothing is taken when the task was no longer {@code owner}'s.
+	 */
+	CompletableFuture<Finished> finishAndTake(QueueKeys keys, String id, String owner, Duration keep,
+			@Nullable String nextOwner, QueueSettings settings) {
+		return this.redis.<List<Object>>run(FINISH, keys.forScripts(), List.of(id, owner, Long.toString(keep.toMillis()),
+				keys.channel(), (nextOwner != null) ? nextOwner : "", Long.toString(settings.leaseTime().toMillis()),
+				Integer.toString(settings.maxAttempts())))
+			.thenApply((reply) -> new Finished((Long) reply.get(0) == 1L,
+					Taken.of(keys.queue(), (nextOwner != null) ? nextOwner : "", (List<Object>) reply.get(1))));
+	}
+
+	/** How a finish went: whether it ended the task (else its lease had run out), and what it took next. */
+	record Finished(boolean ended, Taken next) {
 	}
 
 	/** 1 retry later, 2 dead, 0 no longer {@code owner}'s. {@code maxAttempts} 0 buries the task at once. */

@@ -127,39 +127,49 @@ final class QueueWorkers {
 	}
 
 	private void work() {
-		while (!this.stopping) {
-			QueueScripts.Taken taken;
-			try {
-				taken = await(this.scripts.take(this.keys, this.instanceId + ":" + SEQUENCE.incrementAndGet(), this.settings));
-				if (this.redisFailing) {
-					this.redisFailing = false;
-					logger.info("Queue '{}' reaches Redis again; its workers take tasks", this.keys.queue());
+		QueueScripts.Taken next = null;
+		while (!this.stopping || (next != null && next.task() != null)) {
+			QueueScripts.Taken taken = next;
+			next = null;
+			if (taken == null) {
+				try {
+					taken = await(this.scripts.take(this.keys, newOwner(), this.settings));
+					if (this.redisFailing) {
+						this.redisFailing = false;
+						logger.info("Queue '{}' reaches Redis again; its workers take tasks", this.keys.queue());
+					}
 				}
-			}
-			catch (InterruptedException ex) {
-				continue;
-			}
-			catch (ExecutionException | TimeoutException ex) {
-				if (!this.redisFailing) {
-					this.redisFailing = true;
-					logger.warn("Queue '{}' cannot take tasks, Redis failed: {}; trying again every {}", this.keys.queue(),
-							message(ex), DurationText.of(REDIS_RETRY));
+				catch (InterruptedException ex) {
+					continue;
 				}
-				idle(REDIS_RETRY.toMillis());
-				continue;
+				catch (ExecutionException | TimeoutException ex) {
+					if (!this.redisFailing) {
+						this.redisFailing = true;
+						logger.warn("Queue '{}' cannot take tasks, Redis failed: {}; trying again every {}", this.keys.queue(),
+								message(ex), DurationText.of(REDIS_RETRY));
+					}
+					idle(REDIS_RETRY.toMillis());
+					continue;
+				}
 			}
 			QueueScripts.Started task = taken.task();
 			if (task == null) {
-				idle(taken.nextDueMillis());
+				if (!this.stopping) {
+					idle(taken.nextDueMillis());
+				}
 			}
 			else if (this.stopping) {
 				end(task, "released", () -> this.scripts.release(this.keys, task.id(), task.owner(),
 						"given back: " + this.instanceId + " stopped before it began"));
 			}
 			else {
-				run(task);
+				next = run(task);
 			}
 		}
+	}
+
+	private String newOwner() {
+		return this.instanceId + ":" + SEQUENCE.incrementAndGet();
 	}
 
 	/** Waits for a wake-up, for {@code dueMillis} (when a lease or retry falls due; -1: none) or {@link #IDLE_LOOK}. */
@@ -189,7 +199,8 @@ final class QueueWorkers {
 		}
 	}
 
-	private void run(QueueScripts.Started task) {
+	/** Runs the task and ends it; the worker's next task when the finish took one in the same step, else null. */
+	private QueueScripts.@Nullable Taken run(QueueScripts.Started task) {
 		Running entry = new Running(task.owner(), Thread.currentThread());
 		this.running.put(task.id(), entry);
 		this.listener.taskStarted(this.keys.queue(), Duration.ofMillis(Math.max(0, task.startedMillis() - task.submittedMillis())));
@@ -208,8 +219,7 @@ final class QueueWorkers {
 		Duration ran = Duration.ofNanos(System.nanoTime() - start);
 		try {
 			if (failure == null) {
-				end(task, "done", ran, () -> this.scripts.finish(this.keys, task.id(), task.owner(),
-						this.settings.deduplicationWindow()));
+				return finish(task, ran);
 			}
 			else if (this.stopping && (interrupted || failure instanceof InterruptedException)) {
 				end(task, "released", ran, () -> this.scripts.release(this.keys, task.id(), task.owner(),
@@ -233,6 +243,34 @@ final class QueueWorkers {
 		}
 		finally {
 			this.running.remove(task.id());
+		}
+		return null;
+	}
+
+	/**
+	 * Finishes the task and takes the worker's next one in the same round trip; if Redis fails, the
+	 * finish alone is sent again as {@link #end} does.
+	 */
+	private QueueScripts.@Nullable Taken finish(QueueScripts.Started task, Duration ran) {
+		try {
+			QueueScripts.Finished finished = await(this.scripts.finishAndTake(this.keys, task.id(), task.owner(),
+					this.settings.deduplicationWindow(), this.stopping ? null : newOwner(), this.settings));
+			if (finished.ended()) {
+				this.listener.taskEnded(this.keys.queue(), "done", ran);
+			}
+			else {
+				logger.warn("Task {} of queue '{}' ended (done) after its lease ran out: it may have run again elsewhere",
+						task.id(), this.keys.queue());
+				this.listener.taskEnded(this.keys.queue(), "lost", ran);
+			}
+			return finished.next();
+		}
+		catch (InterruptedException | ExecutionException | TimeoutException ex) {
+			// the reply is lost or Redis failed: send the finish again, without taking (a lost reply may have taken one,
+			// which then runs again after its lease)
+			end(task, "done", ran, () -> this.scripts.finish(this.keys, task.id(), task.owner(),
+					this.settings.deduplicationWindow()));
+			return null;
 		}
 	}
 

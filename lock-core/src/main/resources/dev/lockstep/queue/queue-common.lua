@@ -25,14 +25,17 @@ local function group_key(group)
 end
 
 -- The group's next task may start: the group joins the groups waiting for a worker (at the front
--- when its head task has had its turn already), and idle workers are woken.
+-- when its head task has had its turn already), and idle workers are woken unless the caller
+-- takes a task itself right after (channel false) and wakes them only if work is left then.
 local function make_ready(group, channel, front)
   if front then
     redis.call('LPUSH', base .. ':ready', group)
   else
     redis.call('RPUSH', base .. ':ready', group)
   end
-  redis.call('PUBLISH', channel, group)
+  if channel then
+    redis.call('PUBLISH', channel, group)
+  end
 end
 
 -- A task leaves its group (done or dead): the group's next task, if any, may start.
@@ -58,4 +61,59 @@ local function requeue(id, group, err, channel)
   redis.call('HDEL', task_key(id), 'owner')
   redis.call('INCR', base .. ':queued')
   make_ready(group, channel, true)
+end
+
+-- Starts the next task of the group that has waited longest for owner id `owner`, after giving back
+-- the tasks whose lease ran out (buried instead when that was their last attempt) and readying the
+-- groups whose retry is due. Returns {1, id, group, payload, attempt, submitted ms, last error,
+-- now ms} when a task starts; {0, ms until the next lease or retry falls due, -1 when none}.
+local function take_next(owner, lease_ms, max_attempts, channel)
+  local now = now_ms()
+  local running = base .. ':running'
+  local delayed = base .. ':delayed'
+  for _, id in ipairs(redis.call('ZRANGEBYSCORE', running, '-inf', now, 'LIMIT', 0, 16)) do
+    redis.call('ZREM', running, id)
+    local group, attempt, holder = unpack(redis.call('HMGET', task_key(id), 'group', 'attempt', 'owner'))
+    local why = 'attempt ' .. attempt .. ' did not end: its lease ran out (' .. tostring(holder) .. ' stopped renewing it)'
+    if tonumber(attempt) >= tonumber(max_attempts) then
+      bury(id, group, why, now, channel)
+    else
+      requeue(id, group, why, channel)
+    end
+  end
+  for _, group in ipairs(redis.call('ZRANGEBYSCORE', delayed, '-inf', now, 'LIMIT', 0, 16)) do
+    redis.call('ZREM', delayed, group)
+    make_ready(group, channel, true)
+  end
+
+  for _ = 1, 16 do
+    local group = redis.call('LPOP', base .. ':ready')
+    if not group then
+      break
+    end
+    local id = redis.call('LINDEX', group_key(group), 0)
+    if id then
+      local task = task_key(id)
+      local attempt = redis.call('HINCRBY', task, 'attempt', 1)
+      redis.call('HSET', task, 'state', 'RUNNING', 'owner', owner)
+      redis.call('ZADD', running, now + tonumber(lease_ms), id)
+      redis.call('DECR', base .. ':queued')
+      local payload, submitted, err = unpack(redis.call('HMGET', task, 'payload', 'submitted', 'error'))
+      return {1, id, group, payload or '', attempt, tonumber(submitted), err or '', now}
+    end
+  end
+
+  local next_due = -1
+  local lease = redis.call('ZRANGE', running, 0, 0, 'WITHSCORES')
+  if lease[2] then
+    next_due = tonumber(lease[2]) - now
+  end
+  local retry = redis.call('ZRANGE', delayed, 0, 0, 'WITHSCORES')
+  if retry[2] and (next_due == -1 or tonumber(retry[2]) - now < next_due) then
+    next_due = tonumber(retry[2]) - now
+  end
+  if next_due ~= -1 and next_due < 0 then
+    next_due = 0
+  end
+  return {0, next_due}
 end

@@ -152,13 +152,21 @@ class QueueProtocolRandomTests {
 		String owner = this.held.get(id);
 		boolean current = owner.equals(this.template.opsForHash().get(this.keys.base() + ":t:" + id, "owner"));
 		if (dice < 70) {
-			long result = get(this.scripts.finish(this.keys, id, owner, Duration.ofMinutes(5)));
-			assertThat(result).as("finish counts only for the current owner").isEqualTo(current ? 1 : 0);
-			if (result == 1) {
+			// half the finishes take the worker's next task in the same step, as the workers do
+			String next = random.nextBoolean() ? "o" + (++this.owners) : null;
+			QueueScripts.Finished finished = get(this.scripts.finishAndTake(this.keys, id, owner, Duration.ofMinutes(5), next,
+					new QueueSettings(Duration.ofSeconds(60), MAX_ATTEMPTS, Duration.ZERO, Duration.ofMinutes(5))));
+			assertThat(finished.ended()).as("finish counts only for the current owner").isEqualTo(current);
+			if (finished.ended()) {
 				assertThat(this.done.add(id)).as("done at most once").isTrue();
 			}
 			this.held.remove(id);
-			return "finish " + id + " by " + owner;
+			if (finished.next().task() != null) {
+				assertThat(next).as("a finish takes only when asked to").isNotNull();
+				assertThat(finished.ended()).as("a finish that did not end its task takes nothing").isTrue();
+				this.held.put(finished.next().task().id(), next);
+			}
+			return "finish " + id + " by " + owner + (next != null ? " and take for " + next : "");
 		}
 		if (dice < 85) {
 			long backoff = random.nextBoolean() ? 0 : random.nextInt(5);
