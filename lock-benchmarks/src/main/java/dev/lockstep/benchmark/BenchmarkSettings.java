@@ -54,6 +54,11 @@ record BenchmarkSettings(int rounds, Duration warmup, Duration measure, int late
 				this.groupWarmupJobs);
 	}
 
+	/** Whether this is a smoke run ({@link #quick()}), whose workloads may be smaller. */
+	boolean isQuick() {
+		return this.groupWarmupJobs == 0;
+	}
+
 	/** The timed hand-offs of round {@code round} (from 1), so that all rounds together make {@link #latencyTrials}. */
 	int latencyTrialsIn(int round) {
 		int remainder = this.latencyTrials % this.rounds;

@@ -45,13 +45,18 @@ final class GroupWorkerProcess implements AutoCloseable {
 
 	/** Starts the worker that submits share {@code jvm} of each job to the Redis at {@code redis}. */
 	static GroupWorkerProcess start(String name, BenchmarkRedis redis, int jvm) {
+		return start(name, SerialGroupWorker.class, redis, jvm);
+	}
+
+	/** Starts {@code mainClass}, which answers like {@link SerialGroupWorker}, with the same arguments. */
+	static GroupWorkerProcess start(String name, Class<?> mainClass, BenchmarkRedis redis, int jvm) {
 		List<String> command = new ArrayList<>();
 		command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
 		command.add("-Xms512m");
 		command.add("-Xmx512m");
 		command.add("-cp");
 		command.add(System.getProperty("java.class.path"));
-		command.add(SerialGroupWorker.class.getName());
+		command.add(mainClass.getName());
 		command.add(redis.host());
 		command.add(Integer.toString(redis.port()));
 		command.add(Integer.toString(jvm));

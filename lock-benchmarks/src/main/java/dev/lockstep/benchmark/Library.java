@@ -28,7 +28,13 @@ enum Library {
 			(redis) -> new RedisLockRegistryClient(redis, RedisLockType.SPIN_LOCK)),
 
 	/** ShedLock's Redis provider; only in the job-guard scenarios F and F-CRON. */
-	SHEDLOCK("shedlock", "ShedLock", null);
+	SHEDLOCK("shedlock", "ShedLock", null),
+
+	/** Lockstep's blocking serial groups, called by a pool of threads; only in scenario G, beside the queue. */
+	LOCKSTEP_SERIAL_GROUP("lockstep-serial-group", "Lockstep @SerialGroup", null),
+
+	/** Field report 1's design: one list, a global queue lock, scans and 800 ms sleeps; only in scenario G. */
+	FIELD_REPORT_QUEUE("field-report-1", "field report 1's queue", null);
 
 	private final String id;
 

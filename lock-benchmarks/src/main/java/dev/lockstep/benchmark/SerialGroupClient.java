@@ -16,7 +16,7 @@ interface SerialGroupClient extends AutoCloseable {
 	/** A new client of {@code library} with connections of its own to the Redis at {@code host:port}. */
 	static SerialGroupClient connect(Library library, String host, int port) {
 		return switch (library) {
-			case LOCKSTEP -> new LockstepSerialGroupClient(host, port);
+			case LOCKSTEP, LOCKSTEP_SERIAL_GROUP -> new LockstepSerialGroupClient(host, port);
 			case REDISSON_FAIR -> new RedissonFairLockGroupClient(host, port);
 			default -> throw new IllegalArgumentException(library.title() + " has no serial groups");
 		};

@@ -62,4 +62,26 @@ class LockBenchmarkSmokeTests {
 		assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(40));
 	}
 
+	/** Scenario G at a tenth of its size: the queue in two worker JVMs, the blocking designs, field report 1's queue. */
+	@Test
+	@Timeout(120)
+	void quickRunOfTheSerialQueueScenarioProducesTheTableWithoutOverlaps() {
+		BenchmarkOptions options = BenchmarkOptions.parse("--quick", "--scenarios", "G");
+
+		BenchmarkReport report = LockBenchmark.run(options, System.out);
+		String markdown = report.markdown();
+		System.out.println(markdown);
+
+		assertThat(report.failures()).isEmpty();
+		assertThat(report.overlaps()).isZero();
+		assertThat(markdown)
+			.contains("| Scenario | Figure | Lockstep | Redisson RFairLock | Lockstep @SerialGroup | field report 1's queue |")
+			.contains("| G | makespan / ideal ↓ |")
+			.contains("| G | p99 cold submit-to-start ms ↓ |")
+			.contains("| G | Redis commands/task ↓ |")
+			.contains("| G | overlaps (must be 0) | 0 | 0 | 0 | 0 |")
+			.doesNotContain("n/a");
+		assertThat(report.targets()).extracting(TargetCheck::scenario).contains("G");
+	}
+
 }
