@@ -133,6 +133,15 @@ final class QueueScripts {
 			.thenApply(QueueScripts::tasks);
 	}
 
+	/** Groups of running tasks and groups waiting for a worker, up to {@code max} of each. */
+	CompletableFuture<List<QueueGroup>> groups(QueueKeys keys, int max) {
+		return this.redis.<List<Object>>run(VIEW, keys.forScripts(), List.of("groups", Integer.toString(max)))
+			.thenApply((reply) -> reply.stream().map((entry) -> {
+				List<?> fields = (List<?>) entry;
+				return new QueueGroup(text(fields.get(0)), (Long) fields.get(1), (Long) fields.get(2) == 1L);
+			}).toList());
+	}
+
 	private static List<TaskFields> tasks(List<Object> reply) {
 		List<TaskFields> tasks = new ArrayList<>(reply.size());
 		for (Object entry : reply) {

@@ -4,6 +4,7 @@ import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -213,6 +214,18 @@ public class RedisSerialQueue implements SerialQueue, SmartLifecycle {
 		return await(this.scripts.dead(keys(queue), max), "reading the dead letters of queue '" + queue + "'").stream()
 			.map((fields) -> task(queue, fields))
 			.toList();
+	}
+
+	/**
+	 * The queue's busiest groups, as far as they can be seen without a scan: the groups of up to
+	 * {@code max} running tasks and up to {@code max} groups waiting for a worker, most tasks first.
+	 */
+	public List<QueueGroup> busiestGroups(String queue, int max) {
+		Assert.isTrue(max > 0, () -> "Max must be positive, was " + max);
+		List<QueueGroup> groups = new ArrayList<>(await(this.scripts.groups(keys(queue), max),
+				"reading the groups of queue '" + queue + "'"));
+		groups.sort(Comparator.comparingLong(QueueGroup::queued).reversed());
+		return groups;
 	}
 
 	@Override

@@ -301,7 +301,12 @@ class SampleAppIT {
 		JsonNode locks = SampleHttp.get(this.a.uri("/actuator/lockstep/locks")).json();
 		assertThat(locks.get("held").isArray()).isTrue();
 		assertThat(locks.get("waiting").isArray()).isTrue();
-		assertThat(page.body()).contains("/actuator/lockstep/locks");
+		assertThat(page.body()).contains("/actuator/lockstep/locks").contains("/actuator/lockstep/queues/imports");
+		JsonNode queue = SampleHttp.get(this.a.uri("/actuator/lockstep/queues/imports")).json();
+		assertThat(queue.get("listenedHere").asBoolean()).isTrue();
+		assertThat(queue.get("stats").has("queued")).isTrue();
+		assertThat(queue.get("busiestGroups").isArray()).isTrue();
+		assertThat(queue.get("deadLetters").isArray()).isTrue();
 		Reply health = SampleHttp.get(this.a.uri("/actuator/health/lockstep"));
 		assertThat(health.status()).isEqualTo(200);
 		assertThat(health.json().get("status").asString()).isEqualTo("UP");

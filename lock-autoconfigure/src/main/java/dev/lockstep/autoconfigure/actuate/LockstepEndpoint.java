@@ -10,6 +10,7 @@ import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
 import org.springframework.boot.actuate.endpoint.annotation.Selector.Match;
+import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 
 import dev.lockstep.GuardedJob;
 import dev.lockstep.JobElection;
@@ -21,6 +22,7 @@ import dev.lockstep.LockSnapshot;
 import dev.lockstep.QueueStats;
 import dev.lockstep.SerialTask;
 import dev.lockstep.lock.RedisLockService;
+import dev.lockstep.queue.QueueGroup;
 import dev.lockstep.queue.QueueSettings;
 import dev.lockstep.queue.RedisSerialQueue;
 
@@ -54,6 +56,9 @@ public final class LockstepEndpoint {
 
 	/** How many dead letters {@code queues/{name}} shows. */
 	static final int DEAD_LETTERS_SHOWN = 20;
+
+	/** How many running and waiting groups {@code queues/{name}} reads, of each. */
+	static final int GROUPS_SHOWN = 20;
 
 	/**
 	 * @param instanceId the lock service's instance id, or null
@@ -125,7 +130,20 @@ public final class LockstepEndpoint {
 		}
 		String name = String.join("/", path);
 		return new QueueDetail(name, queues.listenedQueues().contains(name), queues.settings(name), queues.stats(name),
-				queues.deadLetters(name, DEAD_LETTERS_SHOWN));
+				queues.busiestGroups(name, GROUPS_SHOWN), queues.deadLetters(name, DEAD_LETTERS_SHOWN));
+	}
+
+	/**
+	 * {@code POST queues/{name}/redrive/{taskId}}: puts a dead task back at the head of its group.
+	 * @return whether the task was dead and is queued again
+	 */
+	@WriteOperation
+	public @Nullable Redriven redrive(@Selector String part, @Selector String name, @Selector String action,
+			@Selector String taskId) {
+		if (this.queues == null || !"queues".equals(part) || !"redrive".equals(action)) {
+			return null;
+		}
+		return new Redriven(name, taskId, this.queues.redrive(name, taskId));
 	}
 
 	private JobSummary summary(GuardedJob job) {
@@ -163,10 +181,22 @@ public final class LockstepEndpoint {
 	 * @param listenedHere whether this instance runs its tasks
 	 * @param settings the lease, attempts, backoff and deduplication window it runs with here
 	 * @param stats queued, running, dead, groups waiting
+	 * @param busiestGroups the groups of up to 20 running tasks and the first 20 groups waiting for a
+	 * worker, most tasks queued first (read without a scan, so a busy group waiting further back is not
+	 * among them)
 	 * @param deadLetters its oldest dead tasks, up to 20
 	 */
 	public record QueueDetail(String name, boolean listenedHere, QueueSettings settings, QueueStats stats,
-			List<SerialTask> deadLetters) {
+			List<QueueGroup> busiestGroups, List<SerialTask> deadLetters) {
+	}
+
+	/**
+	 * The answer to a redrive.
+	 * @param queue the queue
+	 * @param taskId the task
+	 * @param redriven true if the task was dead and is queued again, false if it was not a dead task
+	 */
+	public record Redriven(String queue, String taskId, boolean redriven) {
 	}
 
 	/**

@@ -6,7 +6,9 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -104,6 +106,27 @@ class LockstepEndpointTests {
 			.contains("java.lang.IllegalStateException: import refused");
 		assertThat(get("/actuator/lockstep/queues/reports").body()).contains("\"listenedHere\":false")
 			.contains("\"deadLetters\":[]");
+
+		// a redrive through the endpoint (POST): the task runs again, and is dead again
+		Response redriven = post("/actuator/lockstep/queues/imports/redrive/" + failing);
+		assertThat(redriven.status()).isEqualTo(200);
+		assertThat(redriven.body()).contains("\"redriven\":true");
+		await().atMost(Duration.ofSeconds(20)).until(() -> queue.task("imports", failing).orElseThrow().attempt() == 1
+				&& queue.stats("imports").dead() == 1);
+		assertThat(post("/actuator/lockstep/queues/imports/redrive/no-such-task").body()).contains("\"redriven\":false");
+
+		// the busiest groups: a group whose task runs, and groups waiting behind their running task
+		Importer importer = this.context.getBean(Importer.class);
+		importer.hold.set(new CountDownLatch(1));
+		queue.submit("imports", "tenant-2:orders", "hold");
+		await().atMost(Duration.ofSeconds(20)).until(() -> queue.stats("imports").running() == 1);
+		queue.submit("imports", "tenant-2:orders", "next");
+		queue.submit("imports", "tenant-2:orders", "next");
+		assertThat(get("/actuator/lockstep/queues/imports").body())
+			.contains("\"busiestGroups\":[{\"group\":\"tenant-2:orders\",\"queued\":2,\"running\":true}]");
+		importer.hold.get().countDown();
+		await().atMost(Duration.ofSeconds(20)).until(() -> queue.stats("imports").queued() == 0
+				&& queue.stats("imports").running() == 0);
 	}
 
 	@Test
@@ -113,7 +136,7 @@ class LockstepEndpointTests {
 		RedisLockService locks = (RedisLockService) this.context.getBean(LockService.class);
 		java.util.concurrent.ExecutorService threads = java.util.concurrent.Executors.newFixedThreadPool(2);
 		try (dev.lockstep.LockHandle held = locks.acquire("tenant-7:invoice-42", Duration.ZERO)) {
-			java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+			java.util.concurrent.CountDownLatch release = new CountDownLatch(1);
 			java.util.concurrent.Future<?> waiter = threads.submit(() -> {
 				// another instance's call, so that it queues behind this instance's hold
 				try (dev.lockstep.LockHandle second = other().acquire("tenant-7:invoice-42", Duration.ofSeconds(30))) {
@@ -275,6 +298,16 @@ class LockstepEndpointTests {
 		this.context = new SpringApplicationBuilder(App.class).web(WebApplicationType.SERVLET).properties(all).run();
 	}
 
+	private Response post(String path) throws Exception {
+		int port = ((WebServerApplicationContext) this.context).getWebServer().getPort();
+		HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+			.timeout(Duration.ofSeconds(20))
+			.POST(HttpRequest.BodyPublishers.noBody())
+			.build();
+		HttpResponse<String> response = this.http.send(request, HttpResponse.BodyHandlers.ofString());
+		return new Response(response.statusCode(), response.body());
+	}
+
 	private Response get(String path) throws Exception {
 		int port = ((WebServerApplicationContext) this.context).getWebServer().getPort();
 		HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
@@ -309,10 +342,15 @@ class LockstepEndpointTests {
 
 	static class Importer {
 
+		final AtomicReference<CountDownLatch> hold = new AtomicReference<>();
+
 		@SerialQueueListener(queue = "imports")
-		void run(String request) {
+		void run(String request) throws InterruptedException {
 			if (request.equals("fail")) {
 				throw new IllegalStateException("import refused");
+			}
+			if (request.equals("hold") && this.hold.get() != null) {
+				this.hold.get().await(30, TimeUnit.SECONDS);
 			}
 		}
 
