@@ -331,14 +331,22 @@ class SampleAppIT {
 		JsonNode status = SampleHttp.get(this.survivor.uri("/imports/" + slow)).json();
 		assertThat(status.get("attempt").asInt()).isEqualTo(2);
 		assertThat(status.get("lastError").asString()).contains("lease ran out");
+		// The killed run's row is there unless the killed instance was the one serving the shared H2
+		// database (AUTO_SERVER), whose last commits a SIGKILL can take with it; the queue's own
+		// record (attempt 2, the lease that ran out) does not depend on it.
 		JsonNode runs = status.get("runs");
-		assertThat(runs).hasSize(2);
-		assertThat(runs.get(0).get("instanceId").asString()).isEqualTo(doomed.id());
-		assertThat(runs.get(0).get("finishedAt").isNull()).as("the killed run never finished").isTrue();
-		assertThat(runs.get(1).get("instanceId").asString()).isEqualTo(this.survivor.id());
+		JsonNode rerun = runs.get(runs.size() - 1);
+		assertThat(rerun.get("attempt").asInt()).isEqualTo(2);
+		assertThat(rerun.get("instanceId").asString()).isEqualTo(this.survivor.id());
+		assertThat(rerun.get("finishedAt").isNull()).isFalse();
+		if (runs.size() == 2) {
+			assertThat(runs.get(0).get("instanceId").asString()).isEqualTo(doomed.id());
+			assertThat(runs.get(0).get("finishedAt").isNull()).as("the killed run never finished").isTrue();
+		}
+		assertThat(runs.size()).isBetween(1, 2);
 		await("the group's next import done", () -> state(this.survivor, next).equals("DONE"));
 		JsonNode nextRun = SampleHttp.get(this.survivor.uri("/imports/" + next)).json().get("runs").get(0);
-		assertThat(instant(nextRun, "startedAt")).isAfterOrEqualTo(instant(runs.get(1), "finishedAt"));
+		assertThat(instant(nextRun, "startedAt")).isAfterOrEqualTo(instant(rerun, "finishedAt"));
 	}
 
 	/** Last: it stops Redis. */
