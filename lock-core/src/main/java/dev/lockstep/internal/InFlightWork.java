@@ -27,6 +27,16 @@ public final class InFlightWork {
 		}
 	}
 
+	/**
+	 * Counts one piece of work in even while refusing: the tail of work already in (a reply it
+	 * still waits for), which a stopping component must wait for too.
+	 */
+	public void enterAlways() {
+		synchronized (this.monitor) {
+			this.count++;
+		}
+	}
+
 	/** Counts one piece of work that entered out. */
 	public void leave() {
 		synchronized (this.monitor) {

@@ -3,40 +3,36 @@ package dev.lockstep.job;
 import java.util.List;
 
 /**
- * The Redis keys of one guarded job, all under one hash tag.
+ * The Redis keys of one guarded job, all under one hash tag; job-claim.lua describes what each
+ * holds.
  * @param guard the guard (a lock value with the lockAtMostFor lease); never the key of a lock of the same name
- * @param state the hash with the current run, the last run, the last skip and the slot choice
- * @param slots the cron slots that ran, with their instance
- * @param members the instances seen alive
- * @param lastRuns each instance's last election (or, for a firing without a slot, last run start)
+ * @param state the hash with the last skip
+ * @param slots each recent cron slot's election and who ran it
+ * @param members per instance: when it was last seen alive, the last slot it fired and the last it was elected for
  * @param history the last runs, newest first
- * @param elections the instance chosen for each recent slot
- * @param fired each instance's last fired slot
  */
-record JobKeys(String guard, String state, String slots, String members, String lastRuns, String history,
-		String elections, String fired) {
+record JobKeys(String guard, String state, String slots, String members, String history) {
 
 	static JobKeys of(String prefix, String job) {
 		String base = prefix + "{job:" + job + "}";
-		return new JobKeys(base + ":guard", base + ":state", base + ":slots", base + ":members", base + ":ran", base + ":history",
-				base + ":elected", base + ":fired");
+		return new JobKeys(base + ":guard", base + ":state", base + ":slots", base + ":members", base + ":history");
 	}
 
 	List<String> forClaim() {
-		return List.of(this.guard, this.state, this.slots, this.members, this.lastRuns, this.elections, this.fired);
+		return List.of(this.guard, this.state, this.slots, this.members);
 	}
 
-	/** The members first, then every other key that holds records (not the guard, which has its own lease). */
+	/** The members and the slots first, then every other key that holds records (not the guard, which has its own lease). */
 	List<String> forMembership() {
-		return List.of(this.members, this.state, this.slots, this.lastRuns, this.history, this.elections, this.fired);
+		return List.of(this.members, this.slots, this.state, this.history);
 	}
 
 	List<String> forUnclaim() {
-		return List.of(this.guard, this.state, this.slots);
+		return List.of(this.guard, this.slots);
 	}
 
 	List<String> forFinish() {
-		return List.of(this.guard, this.state, this.history);
+		return List.of(this.guard, this.history);
 	}
 
 }

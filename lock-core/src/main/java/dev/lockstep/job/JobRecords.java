@@ -3,6 +3,8 @@ package dev.lockstep.job;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -22,6 +24,9 @@ import dev.lockstep.JobSkip;
 /** Reads what job-claim.lua and job-finish.lua recorded about a job's runs and skips. */
 final class JobRecords {
 
+	/** Runs kept in the history. */
+	static final int HISTORY_SIZE = 20;
+
 	private final StringRedisTemplate redis;
 
 	private final String keyPrefix;
@@ -33,13 +38,8 @@ final class JobRecords {
 	}
 
 	Optional<JobRun> lastRun(String job) {
-		Map<Object, Object> state = this.redis.opsForHash().entries(JobKeys.of(this.keyPrefix, job).state());
-		if (!state.containsKey("last.end")) {
-			return Optional.empty();
-		}
-		return Optional.of(new JobRun(job, field(state, "last.instance"), instant(field(state, "last.slot")),
-				instant(field(state, "last.start")), instant(field(state, "last.end")),
-				"success".equals(field(state, "last.outcome")), emptyToNull(field(state, "last.error"))));
+		List<JobRun> last = runs(job, 0);
+		return last.isEmpty() ? Optional.empty() : Optional.of(last.get(0));
 	}
 
 	Optional<JobSkip> lastSkip(String job) {
@@ -52,7 +52,12 @@ final class JobRecords {
 	}
 
 	List<JobRun> history(String job) {
-		List<String> entries = this.redis.opsForList().range(JobKeys.of(this.keyPrefix, job).history(), 0, -1);
+		return runs(job, HISTORY_SIZE - 1);
+	}
+
+	/** The runs recorded, newest first, up to index {@code last} (job-finish.lua trims the list only now and then). */
+	private List<JobRun> runs(String job, int last) {
+		List<String> entries = this.redis.opsForList().range(JobKeys.of(this.keyPrefix, job).history(), 0, last);
 		List<JobRun> runs = new ArrayList<>();
 		if (entries != null) {
 			for (String entry : entries) {
@@ -69,37 +74,42 @@ final class JobRecords {
 
 	/** Instances seen alive for {@code job}, most recently seen first, with the last slot each fired. */
 	List<JobMember> members(String job) {
-		JobKeys keys = JobKeys.of(this.keyPrefix, job);
-		Map<Object, Object> seen = this.redis.opsForHash().entries(keys.members());
-		Map<Object, Object> fired = this.redis.opsForHash().entries(keys.fired());
+		Map<Object, Object> fields = this.redis.opsForHash().entries(JobKeys.of(this.keyPrefix, job).members());
 		List<JobMember> members = new ArrayList<>();
-		seen.forEach((instance, lastSeen) -> members.add(new JobMember(job, instance.toString(),
-				Instant.ofEpochMilli(Long.parseLong(lastSeen.toString())),
-				instant((fired.get(instance) != null) ? fired.get(instance).toString() : ""))));
+		fields.forEach((field, lastSeen) -> {
+			String name = field.toString();
+			if (name.startsWith("seen:")) {
+				String instance = name.substring("seen:".length());
+				Object fired = fields.get("fired:" + instance);
+				members.add(new JobMember(job, instance, Instant.ofEpochMilli(Long.parseLong(lastSeen.toString())),
+						instant((fired != null) ? fired.toString() : "")));
+			}
+		});
 		members.sort(Comparator.comparing(JobMember::lastSeen).reversed().thenComparing(JobMember::instance));
 		return members;
 	}
 
 	/** The last {@code max} slots elected for {@code job}, newest first, with who ran each. */
 	List<JobElection> elections(String job, int max) {
-		JobKeys keys = JobKeys.of(this.keyPrefix, job);
-		Set<String> elected = this.redis.opsForZSet().reverseRange(keys.elections(), 0, max - 1);
-		if (elected == null || elected.isEmpty()) {
-			return List.of();
+		// each slot has its election ('<slot>:e:<chosen>') and, once decided, '<slot>:r:<instance that ran it>'
+		Set<String> records = this.redis.opsForZSet().reverseRange(JobKeys.of(this.keyPrefix, job).slots(), 0, 2L * max - 1);
+		Map<Long, String> chosen = new LinkedHashMap<>();
+		Map<Long, String> ranOn = new HashMap<>();
+		for (String record : (records != null) ? records : Set.<String>of()) {
+			int colon = record.indexOf(':');
+			long slot = Long.parseLong(record.substring(0, colon));
+			String who = record.substring(colon + 3);
+			if (record.startsWith("e:", colon + 1)) {
+				chosen.put(slot, who);
+			}
+			else {
+				ranOn.put(slot, who);
+			}
 		}
 		List<JobElection> elections = new ArrayList<>();
-		for (String entry : elected) {
-			// '<slot>:<chosen instance>'; the slots decided are '<slot>:<instance that ran it>' or '<slot>:'
-			int colon = entry.indexOf(':');
-			long slot = Long.parseLong(entry.substring(0, colon));
-			Set<String> decided = this.redis.opsForZSet().rangeByScore(keys.slots(), slot, slot);
-			String ranOn = null;
-			if (decided != null && !decided.isEmpty()) {
-				String decision = decided.iterator().next();
-				ranOn = emptyToNull(decision.substring(decision.indexOf(':') + 1));
-			}
-			elections.add(new JobElection(job, Instant.ofEpochMilli(slot), entry.substring(colon + 1), ranOn));
-		}
+		chosen.entrySet().stream().sorted(Map.Entry.<Long, String>comparingByKey().reversed()).limit(max)
+			.forEach((election) -> elections.add(new JobElection(job, Instant.ofEpochMilli(election.getKey()),
+					election.getValue(), emptyToNull(ranOn.getOrDefault(election.getKey(), "")))));
 		return elections;
 	}
 

@@ -41,8 +41,6 @@ final class JobRunner {
 	/** How often an instance tells Redis it is alive for its guarded jobs. */
 	static final Duration MEMBERSHIP_INTERVAL = Duration.ofSeconds(5);
 
-	private static final int HISTORY_SIZE = 20;
-
 	/** How often a takeover that found another run holding the guard tries again. */
 	private static final Duration TAKEOVER_RETRY = Duration.ofSeconds(1);
 
@@ -80,6 +78,9 @@ final class JobRunner {
 
 	private final ObservationRegistry observations;
 
+	/** Per job, the last run's finish sent to Redis and not yet answered. */
+	private final Map<String, CompletableFuture<Long>> unrecordedFinishes = new ConcurrentHashMap<>();
+
 	/** Per job, the last firing skipped because Redis could not be reached, until it is recorded there. */
 	private final Map<String, UnrecordedSkip> unrecordedSkips = new ConcurrentHashMap<>();
 
@@ -104,7 +105,8 @@ final class JobRunner {
 		this.timer.scheduleWithFixedDelay(() -> {
 			for (GuardedJob job : jobs.get()) {
 				recordUnrecordedSkip(job);
-				this.scripts.member(keys(job), this.instanceId, true, RETENTION_MILLIS).whenComplete((done, error) -> {
+				this.scripts.member(keys(job), this.instanceId, true, RETENTION_MILLIS, livenessMillis(), horizonMillis())
+					.whenComplete((done, error) -> {
 					if (error != null) {
 						logger.debug("Could not announce instance for job '{}'", job.name(), error);
 					}
@@ -127,7 +129,8 @@ final class JobRunner {
 		this.timer.shutdownNow();
 		this.takeovers.shutdownNow();
 		for (GuardedJob job : jobs) {
-			await(this.scripts.member(keys(job), this.instanceId, false, RETENTION_MILLIS), job, "leaving");
+			await(this.scripts.member(keys(job), this.instanceId, false, RETENTION_MILLIS, livenessMillis(), horizonMillis()),
+					job, "leaving");
 		}
 	}
 
@@ -223,7 +226,7 @@ final class JobRunner {
 		recordUnrecordedSkip(job);
 		String owner = this.instanceId + ":" + this.nonce + Long.toString(this.sequence.incrementAndGet(), 36);
 		List<Object> reply = await(this.scripts.claim(keys(job), this.instanceId, owner, job.lockAtMostFor().toMillis(),
-				slot, takeover, MEMBERSHIP_INTERVAL.toMillis() * 3, horizonMillis()), job, "claiming a firing of");
+				slot, takeover, livenessMillis(), horizonMillis()), job, "claiming a firing of");
 		if (reply == null) {
 			// The claim may still reach Redis later: undo it then, so that the slot is not lost and the
 			// guard not held for lockAtMostFor by an owner nobody renews.
@@ -277,13 +280,63 @@ final class JobRunner {
 			if (renewal != null) {
 				renewal.cancel(false);
 			}
-			Long released = await(this.scripts.finish(keys(job), run.owner(), this.instanceId, slot, run.start(), failure,
-					job.lockAtLeastFor().toMillis(), HISTORY_SIZE), job, "finishing a run of");
-			if (released != null && released == 0) {
-				logger.warn("Job '{}' no longer held its guard when it finished; it ran longer than it could renew", job.name());
-			}
-			this.runs.remove(run);
+			finish(run, failure, System.nanoTime() - startedNanos);
 		}
+	}
+
+	/**
+	 * Records the run's end and gives up its guard without waiting for the reply, as a lock's
+	 * release does: the next claim on this instance goes out on the same connection after it, so
+	 * it finds the guard given up. Shutdown waits for the reply, and so do this instance's reads of
+	 * the run records ({@link #awaitRecorded}).
+	 */
+	private void finish(Run run, @Nullable Throwable failure, long durationNanos) {
+		GuardedJob job = run.job();
+		this.firings.enterAlways();
+		CompletableFuture<Long> finished = this.scripts
+			.finish(keys(job), run.owner(), this.instanceId, run.slot(), run.start(),
+					run.start() + TimeUnit.NANOSECONDS.toMillis(durationNanos), failure,
+					job.lockAtLeastFor().toMillis(), JobRecords.HISTORY_SIZE)
+			.orTimeout(this.commandTimeout.toMillis(), TimeUnit.MILLISECONDS);
+		this.unrecordedFinishes.put(job.name(), finished);
+		finished.whenComplete((released, error) -> {
+			try {
+				if (error != null) {
+					logger.warn("Redis failed while finishing a run of job '{}'; its guard frees itself within "
+							+ "lockAtMostFor: {}", job.name(), error.toString());
+				}
+				else if (released == 0) {
+					logger.warn("Job '{}' no longer held its guard when it finished; it ran longer than it could renew",
+							job.name());
+				}
+				this.runs.remove(run);
+				this.unrecordedFinishes.remove(job.name(), finished);
+			}
+			finally {
+				this.firings.leave();
+			}
+		});
+	}
+
+	/** Waits (for lockstep.command-timeout at most) until the last run of {@code job} this instance finished is recorded. */
+	void awaitRecorded(String job) {
+		CompletableFuture<Long> finished = this.unrecordedFinishes.get(job);
+		if (finished != null) {
+			try {
+				finished.get(this.commandTimeout.toMillis(), TimeUnit.MILLISECONDS);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
+			catch (Exception ex) {
+				// logged where the finish completes; the records read are then the ones Redis has
+			}
+		}
+	}
+
+	/** How long since an instance was last seen it may still be chosen to run a slot. */
+	private static long livenessMillis() {
+		return MEMBERSHIP_INTERVAL.toMillis() * 3;
 	}
 
 	/**

@@ -53,11 +53,14 @@ final class JobScripts {
 		return this.redis.run(UNCLAIM, keys.forUnclaim(), List.of(owner, instance, (slot != null) ? slot.toString() : ""));
 	}
 
-	/** 1 when the guard was released or shortened to lockAtLeastFor, 0 when the run no longer held it. */
+	/**
+	 * 1 when the guard was released or shortened to lockAtLeastFor, 0 when the run no longer held it.
+	 * @param endMillis the run's end on Redis's clock: its start plus its duration by this JVM's monotonic clock
+	 */
 	CompletableFuture<Long> finish(JobKeys keys, String owner, String instance, @Nullable Long slot, long startMillis,
-			@Nullable Throwable failure, long lockAtLeastForMillis, int historySize) {
+			long endMillis, @Nullable Throwable failure, long lockAtLeastForMillis, int historySize) {
 		return this.redis.run(FINISH, keys.forFinish(), List.of(owner, instance, (slot != null) ? slot.toString() : "",
-				Long.toString(startMillis), (failure == null) ? "success" : "failed",
+				Long.toString(startMillis), Long.toString(endMillis), (failure == null) ? "success" : "failed",
 				(failure == null) ? "" : failure.getClass().getName(), Long.toString(lockAtLeastForMillis),
 				Integer.toString(historySize)));
 	}
@@ -73,9 +76,14 @@ final class JobScripts {
 				(slot != null) ? slot.toString() : "", reason));
 	}
 
-	CompletableFuture<Long> member(JobKeys keys, String instance, boolean join, long retentionMillis) {
+	/**
+	 * Marks {@code instance} alive for the job ({@code join}) or gone, keeps the records for the
+	 * retention time and prunes those older than the horizon and instances long gone; see job-member.lua.
+	 */
+	CompletableFuture<Long> member(JobKeys keys, String instance, boolean join, long retentionMillis,
+			long livenessMillis, long horizonMillis) {
 		return this.redis.run(MEMBER, keys.forMembership(), List.of(instance, join ? "join" : "leave",
-				Long.toString(retentionMillis)));
+				Long.toString(retentionMillis), Long.toString(livenessMillis), Long.toString(horizonMillis)));
 	}
 
 }

@@ -126,6 +126,7 @@ public final class RedisJobGuard implements JobGuardExecutor, JobGuardRegistry, 
 
 	@Override
 	public Optional<JobRun> lastRun(String job) {
+		awaitRecorded(job);
 		return this.records.lastRun(job);
 	}
 
@@ -136,7 +137,16 @@ public final class RedisJobGuard implements JobGuardExecutor, JobGuardRegistry, 
 
 	@Override
 	public List<JobRun> history(String job) {
+		awaitRecorded(job);
 		return this.records.history(job);
+	}
+
+	/** A run this instance finished is in the records read after it (its finish is sent without waiting). */
+	private void awaitRecorded(String job) {
+		JobRunner current = this.runner;
+		if (current != null) {
+			current.awaitRecorded(job);
+		}
 	}
 
 	@Override

@@ -8,12 +8,15 @@
 -- the job lately, the one elected least recently, so runs rotate instead of landing on whichever
 -- clock runs earliest, and an instance that has the job but never fires it is never chosen.
 -- Slot records are kept for a horizon of server time, and a slot older than the horizon is never
--- run, so no clock, however late, can run a slot twice. (The member heartbeat keeps these keys.)
--- KEYS[1] guard (lock value '<instance>:<sequence>:<token>' with a PX lease), KEYS[2] state hash,
--- KEYS[3] slots decided (zset, member '<slot>:<instance that ran it>' or '<slot>:' when its chosen
--- instance skipped it because a run was in progress, score slot), KEYS[4] instances seen (instance
--- -> last seen ms), KEYS[5] instances' last election or run (instance -> ms), KEYS[6] elections
--- (zset, member '<slot>:<chosen instance>', score slot), KEYS[7] instances' last fired slot
+-- run, so no clock, however late, can run a slot twice. (The member heartbeat, job-member.lua,
+-- prunes the records older than the horizon and the instances long gone.)
+-- KEYS[1] guard (lock value '<instance>:<sequence>:<token>' with a PX lease; the token is the
+--   server time in microseconds when the run started), KEYS[2] state hash (the last skip),
+-- KEYS[3] slots (zset scored by slot: '<slot>:e:<chosen instance>' for its election,
+--   '<slot>:r:<instance that ran it>' once decided, '<slot>:r:' when its chosen instance skipped it
+--   because a run was in progress),
+-- KEYS[4] members hash ('seen:<instance>' last seen ms, 'fired:<instance>' last slot it fired,
+--   'elected:<instance>' last slot it was elected for, 'elected' the latest slot elected)
 -- ARGV[1] instance, ARGV[2] owner id ('<instance>:<sequence>'), ARGV[3] lease ms (lockAtMostFor),
 -- ARGV[4] slot ms ('' when the firing has none), ARGV[5] 'first' or 'takeover' (run an unclaimed
 -- slot left to another instance), ARGV[6] liveness window ms, ARGV[7] horizon ms
@@ -23,113 +26,150 @@
 local now_parts = redis.call('TIME')
 local now_us = tonumber(now_parts[1]) * 1000000 + tonumber(now_parts[2])
 local now = math.floor(now_us / 1000)
-local instance, slot = ARGV[1], ARGV[4]
+local instance, owner, slot = ARGV[1], ARGV[2], ARGV[4]
+local first = ARGV[5] == 'first'
 
-local function record_skip(reason)
-  redis.call('HSET', KEYS[2], 'skip.instance', instance, 'skip.at', now, 'skip.reason', reason, 'skip.slot', slot)
+-- member fields to write before replying: a first firing of a slot records it as the instance's last
+local member_fields = {}
+if slot ~= '' and first then
+  member_fields = {'fired:' .. instance, slot}
 end
 
-local function elected(s)
-  local found = redis.call('ZRANGEBYSCORE', KEYS[6], s, s)
-  if #found > 0 then
-    return string.match(found[1], '^[^:]*:(.*)$')
+-- slot records to add before replying (an election and a decision go in one ZADD)
+local slot_records = {}
+
+local function reply(outcome, detail, at)
+  if #member_fields > 0 then
+    redis.call('HSET', KEYS[4], unpack(member_fields))
+  end
+  if #slot_records > 0 then
+    redis.call('ZADD', KEYS[3], unpack(slot_records))
+  end
+  return {outcome, detail, at}
+end
+
+local function skip(outcome, reason)
+  redis.call('HSET', KEYS[2], 'skip.instance', instance, 'skip.at', now, 'skip.reason', reason, 'skip.slot', slot)
+  return reply(outcome, reason, now)
+end
+
+-- the run of this very owner: the same claim once more (a command replayed after a reconnect)
+local function own_run()
+  local current = redis.call('GET', KEYS[1])
+  if current then
+    local holder, token = holder_of(current)
+    if holder == owner then
+      return reply(1, token, math.floor(token / 1000))
+    end
   end
   return nil
 end
 
+local chosen, decided
 if slot ~= '' then
-  local horizon = now - tonumber(ARGV[7])
-  redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', '(' .. horizon)
-  redis.call('ZREMRANGEBYSCORE', KEYS[6], '-inf', '(' .. horizon)
-  if tonumber(slot) < horizon then
-    local reason = 'slot is older than the history the guard keeps (' .. ARGV[7] .. ' ms): this clock is far behind'
-    record_skip(reason)
-    return {0, reason, now}
+  if tonumber(slot) < now - tonumber(ARGV[7]) then
+    member_fields = {}
+    return skip(0, 'slot is older than the history the guard keeps (' .. ARGV[7] .. ' ms): this clock is far behind')
   end
-  if ARGV[5] == 'first' then
-    redis.call('HSET', KEYS[7], instance, slot)
-  end
-end
-
-local current = redis.call('GET', KEYS[1])
-if current then
-  local holder, token = holder_of(current)
-  if holder == ARGV[2] then
-    -- the same claim once more (a command replayed after a reconnect): the run is this caller's
-    return {1, token, tonumber(redis.call('HGET', KEYS[2], 'run.start')) or now}
-  end
-  local reason = 'held by ' .. string.match(current, '^([^:]+)')
-  if slot ~= '' and ARGV[5] == 'first' and elected(slot) == instance
-      and #redis.call('ZRANGEBYSCORE', KEYS[3], slot, slot) == 0 then
-    -- the chosen instance skips the slot because a run is still in progress: the slot is decided,
-    -- so that no takeover runs it once that run ends
-    redis.call('ZADD', KEYS[3], slot, slot .. ':')
-  end
-  record_skip(reason)
-  return {3, reason, now}
-end
-if slot ~= '' then
-  local ran = redis.call('ZRANGEBYSCORE', KEYS[3], slot, slot)
-  if #ran > 0 then
-    local by = string.match(ran[1], '^[^:]*:(.*)$')
-    local reason
-    if by == '' then
-      reason = 'slot was skipped by its chosen instance: a run was in progress'
-    else
-      reason = 'slot already ran on ' .. by
+  for _, record in ipairs(redis.call('ZRANGEBYSCORE', KEYS[3], slot, slot)) do
+    local kind, who = string.match(record, '^[^:]*:(%a):(.*)$')
+    if kind == 'e' then
+      chosen = who
+    elseif kind == 'r' then
+      decided = who
     end
-    record_skip(reason)
-    return {0, reason, now}
   end
-end
-
-if slot ~= '' and ARGV[5] == 'first' then
-  local chosen = elected(slot)
-  if not chosen then
-    -- who may be chosen: instances seen alive that fired the job since about the previous election
-    -- (the first election takes any that fired it)
-    local fired_since
-    local previous = redis.call('ZREVRANGEBYSCORE', KEYS[6], '(' .. slot, '-inf', 'LIMIT', 0, 1)
-    if #previous > 0 then
-      local previous_slot = tonumber(string.match(previous[1], '^([^:]*):'))
-      fired_since = previous_slot - (tonumber(slot) - previous_slot)
-    end
-    local alive_since = now - tonumber(ARGV[6])
-    local seen = redis.call('HGETALL', KEYS[4])
-    local best
-    for i = 1, #seen, 2 do
-      local candidate, last_seen = seen[i], tonumber(seen[i + 1])
-      if last_seen >= alive_since then
-        local fired = tonumber(redis.call('HGET', KEYS[7], candidate) or '')
-        if fired and (not fired_since or fired >= fired_since) then
-          local last = tonumber(redis.call('HGET', KEYS[5], candidate) or '0')
-          if not chosen or last < best or (last == best and candidate < chosen) then
-            chosen, best = candidate, last
-          end
-        end
-      elseif last_seen < alive_since - 10 * tonumber(ARGV[6]) then
-        redis.call('HDEL', KEYS[4], candidate)
-        redis.call('HDEL', KEYS[5], candidate)
-        redis.call('HDEL', KEYS[7], candidate)
+  if decided then
+    if decided == instance then
+      local replayed = own_run()
+      if replayed then
+        return replayed
       end
     end
-    chosen = chosen or instance
-    redis.call('ZADD', KEYS[6], slot, slot .. ':' .. chosen)
-    -- rotation counts elections, so that claims for adjacent slots that overlap still rotate
-    redis.call('HSET', KEYS[5], chosen, slot)
-  end
-  if chosen ~= instance then
-    record_skip('left to ' .. chosen .. ', which was elected least recently')
-    return {2, chosen, now}
+    if decided == '' then
+      return skip(0, 'slot was skipped by its chosen instance: a run was in progress')
+    end
+    return skip(0, 'slot already ran on ' .. decided)
   end
 end
 
-if slot ~= '' then
-  redis.call('ZADD', KEYS[3], slot, slot .. ':' .. instance)
-else
-  redis.call('HSET', KEYS[5], instance, now)
+if slot ~= '' and first and not chosen then
+  -- who may be chosen: instances seen alive that fired the job since about the previous election
+  -- (the first election takes any that fired it)
+  local members = redis.call('HGETALL', KEYS[4])
+  local seen, fired, elected = {}, {}, {}
+  local latest
+  for i = 1, #members, 2 do
+    local kind, who = string.match(members[i], '^(%a+):(.*)$')
+    local value = tonumber(members[i + 1])
+    if kind == 'seen' then
+      seen[who] = value
+    elseif kind == 'fired' then
+      fired[who] = value
+    elseif kind == 'elected' then
+      elected[who] = value
+    elseif members[i] == 'elected' then
+      latest = value
+    end
+  end
+  fired[instance] = tonumber(slot)
+  local previous
+  if latest and latest < tonumber(slot) then
+    previous = latest
+  else
+    local earlier = redis.call('ZREVRANGEBYSCORE', KEYS[3], '(' .. slot, '-inf', 'LIMIT', 0, 1)
+    if #earlier > 0 then
+      previous = tonumber(string.match(earlier[1], '^([^:]*):'))
+    end
+  end
+  local fired_since
+  if previous then
+    fired_since = previous - (tonumber(slot) - previous)
+  end
+  local alive_since = now - tonumber(ARGV[6])
+  local best
+  for candidate, last_seen in pairs(seen) do
+    local last_fired = fired[candidate]
+    if last_seen >= alive_since and last_fired and (not fired_since or last_fired >= fired_since) then
+      local last = elected[candidate] or 0
+      if not chosen or last < best or (last == best and candidate < chosen) then
+        chosen, best = candidate, last
+      end
+    end
+  end
+  chosen = chosen or instance
+  slot_records = {slot, slot .. ':e:' .. chosen}
+  -- rotation counts elections, so that claims for adjacent slots that overlap still rotate
+  table.insert(member_fields, 'elected:' .. chosen)
+  table.insert(member_fields, slot)
+  if not latest or latest < tonumber(slot) then
+    table.insert(member_fields, 'elected')
+    table.insert(member_fields, slot)
+  end
 end
+
+if slot ~= '' and first and chosen ~= instance then
+  redis.call('HSET', KEYS[2], 'skip.instance', instance, 'skip.at', now,
+    'skip.reason', 'left to ' .. chosen .. ', which was elected least recently', 'skip.slot', slot)
+  return reply(2, chosen, now)
+end
+
 -- the guard is a fresh key each run, so the clock alone makes its token larger than the last run's
-redis.call('SET', KEYS[1], ARGV[2] .. ':' .. format_token(now_us), 'PX', ARGV[3])
-redis.call('HSET', KEYS[2], 'run.start', now)
-return {1, now_us, now}
+if not redis.call('SET', KEYS[1], owner .. ':' .. format_token(now_us), 'NX', 'PX', ARGV[3]) then
+  local replayed = own_run()
+  if replayed then
+    return replayed
+  end
+  if slot ~= '' and first then
+    -- the chosen instance skips the slot because a run is still in progress: the slot is decided,
+    -- so that no takeover runs it once that run ends
+    table.insert(slot_records, slot)
+    table.insert(slot_records, slot .. ':r:')
+  end
+  return skip(3, 'held by ' .. string.match(redis.call('GET', KEYS[1]) or '?', '^([^:]+)'))
+end
+if slot ~= '' then
+  table.insert(slot_records, slot)
+  table.insert(slot_records, slot .. ':r:' .. instance)
+end
+return reply(1, now_us, now)

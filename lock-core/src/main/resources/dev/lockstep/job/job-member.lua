@@ -1,13 +1,34 @@
--- Marks an instance as alive for a guarded job (it may be chosen to run the next slot) and keeps
--- the job's records for the retention time; or removes the instance when it shuts down.
--- KEYS[1] instances seen (instance -> last seen ms), KEYS[2..] the job's other record keys
--- ARGV[1] instance, ARGV[2] 'join' or 'leave', ARGV[3] retention ms
+-- Marks an instance as alive for a guarded job (it may be chosen to run the next slot), keeps the
+-- job's records for the retention time and prunes what the claims no longer need: slot records
+-- older than the horizon (job-claim.lua never runs such a slot) and instances neither seen nor
+-- elected nor firing for ten liveness windows. Or, when the instance shuts down, marks it gone
+-- (no longer a candidate; its rotation record stays, for a restart).
+-- KEYS[1] members hash (see job-claim.lua), KEYS[2] slots, KEYS[3..] the job's other record keys
+-- ARGV[1] instance, ARGV[2] 'join' or 'leave', ARGV[3] retention ms, ARGV[4] liveness window ms,
+-- ARGV[5] horizon ms
 -- Returns 1.
 if ARGV[2] == 'leave' then
-  redis.call('HDEL', KEYS[1], ARGV[1])
-else
-  local now = redis.call('TIME')
-  redis.call('HSET', KEYS[1], ARGV[1], tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000))
+  redis.call('HDEL', KEYS[1], 'seen:' .. ARGV[1])
+  return 1
+end
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+redis.call('HSET', KEYS[1], 'seen:' .. ARGV[1], now)
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', '(' .. (now - tonumber(ARGV[5])))
+-- an instance is gone when it was not seen, nor fired, nor elected for ten liveness windows
+local gone_before = now - 10 * tonumber(ARGV[4])
+local members = redis.call('HGETALL', KEYS[1])
+local last = {}
+for i = 1, #members, 2 do
+  local who = string.match(members[i], '^%a+:(.*)$')
+  if who then
+    last[who] = math.max(last[who] or 0, tonumber(members[i + 1]))
+  end
+end
+for who, at in pairs(last) do
+  if at < gone_before then
+    redis.call('HDEL', KEYS[1], 'seen:' .. who, 'fired:' .. who, 'elected:' .. who)
+  end
 end
 for i = 1, #KEYS do
   redis.call('PEXPIRE', KEYS[i], ARGV[3])

@@ -71,11 +71,11 @@ class JobClaimTests {
 			this.keys = JobKeys.of(RedisConnections.uniquePrefix(), name);
 			this.template.afterPropertiesSet();
 			for (String instance : instances) {
-				this.template.opsForHash().put(this.keys.members(), instance, Long.toString(System.currentTimeMillis()));
-				this.template.opsForHash().put(this.keys.fired(), instance, Long.toString(SLOT - PERIOD));
+				this.template.opsForHash().put(this.keys.members(), "seen:" + instance, Long.toString(System.currentTimeMillis()));
+				this.template.opsForHash().put(this.keys.members(), "fired:" + instance, Long.toString(SLOT - PERIOD));
 			}
 			// an earlier slot's election, so that instances that fired it may be chosen
-			this.template.opsForZSet().add(this.keys.elections(), (SLOT - PERIOD) + ":" + instances[0], SLOT - PERIOD);
+			this.template.opsForZSet().add(this.keys.slots(), (SLOT - PERIOD) + ":e:" + instances[0], SLOT - PERIOD);
 		}
 
 		List<Object> claim(String instance, Long slot) throws Exception {
@@ -102,7 +102,7 @@ class JobClaimTests {
 		}
 
 		void finish(String instance, Long slot) throws Exception {
-			this.scripts.finish(this.keys, this.owners.get(instance), instance, slot, 0, null, 0, 20).get();
+			this.scripts.finish(this.keys, this.owners.get(instance), instance, slot, 0, 0, null, 0, 20).get();
 		}
 
 		private static List<Object> decode(List<Object> reply) {
@@ -186,7 +186,9 @@ class JobClaimTests {
 	void anInstanceThatNeverFiresTheJobIsNeverChosenAndTheOthersTakeTurns() throws Exception {
 		try (RedisScripts redis = new RedisScripts(connectionFactory)) {
 			Job job = new Job(new JobScripts(redis), "idle", "a", "b", "z");
-			job.template.delete(job.keys.fired());
+			for (String instance : List.of("a", "b", "z")) {
+				job.template.opsForHash().delete(job.keys.members(), "fired:" + instance);
+			}
 			// z announces itself with the job but its scheduler never fires it
 			List<String> runners = new ArrayList<>();
 			for (int i = 0; i < 6; i++) {
@@ -222,15 +224,20 @@ class JobClaimTests {
 	void aChosenInstanceThatFindsARunInProgressDecidesItsSlotSoNoTakeoverRunsItLater() throws Exception {
 		try (RedisScripts redis = new RedisScripts(connectionFactory)) {
 			Job job = new Job(new JobScripts(redis), "busy", "a", "b");
-			job.template.opsForHash().put(job.keys.lastRuns(), "a", Long.toString(SLOT - PERIOD));
+			job.template.opsForHash().put(job.keys.members(), "elected:a", Long.toString(SLOT - PERIOD));
 			assertThat(job.claim("a", SLOT)).as("b was elected least recently").containsExactly(2L, "b");
 			// a run without a slot (a fixed-rate firing, an on-demand call) holds the guard when b fires
 			assertThat(job.claim("a", null).get(0)).isEqualTo(1L);
 			assertThat(job.claim("b", SLOT)).containsExactly(3L, "held by a");
-			assertThat(job.takeover("a", SLOT).get(0)).as("held: a takeover tries again later").isEqualTo(3L);
+			// the slot is decided: a takeover stops at once, while the run lasts and after it
+			assertThat(job.takeover("a", SLOT)).containsExactly(0L, "slot was skipped by its chosen instance: a run was in progress");
 			job.finish("a", null);
 			List<Object> later = job.takeover("a", SLOT);
 			assertThat(later).containsExactly(0L, "slot was skipped by its chosen instance: a run was in progress");
+			// a takeover of a slot not decided yet, while a run holds the guard, tries again later
+			assertThat(job.claim("b", SLOT + PERIOD)).as("a was elected least recently").containsExactly(2L, "a");
+			assertThat(job.claim("a", null).get(0)).isEqualTo(1L);
+			assertThat(job.takeover("b", SLOT + PERIOD)).containsExactly(3L, "held by a");
 		}
 	}
 

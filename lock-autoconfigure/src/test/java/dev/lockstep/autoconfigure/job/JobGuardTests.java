@@ -163,7 +163,7 @@ class JobGuardTests {
 		assertThat(run.instance()).isEqualTo("solo");
 		assertThat(run.scheduledTime()).isNotNull();
 		StringRedisTemplate redis = redis(context);
-		assertThat(redis.hasKey(this.apps.prefix() + "{job:nightly-export}:state")).as("the job's records").isTrue();
+		assertThat(redis.hasKey(this.apps.prefix() + "{job:nightly-export}:history")).as("the job's records").isTrue();
 		assertThat(redis.hasKey(this.apps.prefix() + "{job:nightly-export}:guard")).as("a guard left behind").isFalse();
 		assertThat(registry.jobs()).singleElement().satisfies((job) -> {
 			assertThat(job.name()).isEqualTo("nightly-export");
@@ -212,8 +212,8 @@ class JobGuardTests {
 		StringRedisTemplate redis = redis(context);
 		String job = this.apps.prefix() + "{job:EveryTwoSeconds.tick}";
 		long now = System.currentTimeMillis();
-		redis.opsForHash().put(job + ":members", "ghost", Long.toString(now));
-		redis.opsForHash().put(job + ":fired", "ghost", Long.toString(now));
+		redis.opsForHash().put(job + ":members", "seen:ghost", Long.toString(now));
+		redis.opsForHash().put(job + ":members", "fired:ghost", Long.toString(now));
 		JobGuardRegistry registry = context.getBean(JobGuardRegistry.class);
 		await().atMost(Duration.ofSeconds(20)).until(() -> registry.history("EveryTwoSeconds.tick").size() >= 4);
 		assertThat(registry.members("EveryTwoSeconds.tick")).as("instances seen alive")
@@ -317,7 +317,7 @@ class JobGuardTests {
 		List<JobRun> shippingRuns = shippingRecords.history("EveryTwoSeconds.tick");
 		assertThat(shippingRuns).allSatisfy((run) -> assertThat(run.instance()).isIn("shipping-1", "shipping-2"));
 		assertThat(shippingRuns.stream().map(JobRun::scheduledTime)).as("shipping's slots").doesNotHaveDuplicates();
-		assertThat(redis(billing).hasKey(this.apps.prefix() + "billing:{job:EveryTwoSeconds.tick}:state")).isTrue();
+		assertThat(redis(billing).hasKey(this.apps.prefix() + "billing:{job:EveryTwoSeconds.tick}:history")).isTrue();
 	}
 
 	@Test
@@ -327,7 +327,7 @@ class JobGuardTests {
 		ConfigurableApplicationContext context = this.apps.start("leaving", Duration.ZERO, SlowJob.class);
 		StringRedisTemplate redis = redis(this.apps.start("observer", Duration.ZERO, NoJobs.class));
 		String guard = this.apps.prefix() + "{job:SlowJob.work}:guard";
-		String state = this.apps.prefix() + "{job:SlowJob.work}:state";
+		String history = this.apps.prefix() + "{job:SlowJob.work}:history";
 		Thread run = new Thread(() -> context.getBean(SlowJob.class).work());
 		run.start();
 		await().atMost(Duration.ofSeconds(15)).until(() -> Boolean.TRUE.equals(redis.hasKey(guard)));
@@ -335,7 +335,7 @@ class JobGuardTests {
 		run.join(10_000);
 		assertThat(RUNS).hasSize(1);
 		assertThat(redis.hasKey(guard)).as("guard left behind").isFalse();
-		assertThat(redis.opsForHash().get(state, "last.outcome")).isEqualTo("success");
+		assertThat(redis.opsForList().index(history, 0)).as("the run's record").contains("|success|");
 	}
 
 	private static StringRedisTemplate redis(ConfigurableApplicationContext context) {
