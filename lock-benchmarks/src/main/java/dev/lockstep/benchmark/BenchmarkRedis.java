@@ -78,6 +78,21 @@ final class BenchmarkRedis implements AutoCloseable {
 				+ Double.parseDouble(infoField(info, "used_cpu_sys"))) * 1_000_000);
 	}
 
+	/** The memory the server's allocator holds for data and clients ({@code used_memory}), in bytes. */
+	long usedMemory() {
+		return Long.parseLong(infoField(call("INFO", "memory"), "used_memory"));
+	}
+
+	/** The keys in database 0 (from {@code INFO keyspace}, so that only INFO counts as our own command). */
+	long keyCount() {
+		String line = infoField(call("INFO", "keyspace"), "db0");
+		if (line.equals("unknown")) {
+			return 0;
+		}
+		// keys=123,expires=4,avg_ttl=0
+		return Long.parseLong(line.substring("keys=".length(), line.indexOf(',')));
+	}
+
 	private String call(String... command) {
 		try {
 			return String.valueOf(this.server.call(command));

@@ -48,7 +48,8 @@ public final class LockBenchmark {
 	static List<Scenario> scenarios() {
 		return List.of(new UncontendedScenario(), new DistinctKeysScenario(), new SingleKeyContentionScenario(),
 				new HandoffLatencyScenario(), new SerialGroupScenario(), new JobGuardScenario(false),
-				new JobGuardScenario(true), new SerialQueueScenario());
+				new JobGuardScenario(true), new SerialQueueScenario(), new ManyHeldLocksScenario(), new WaiterGrowthScenario(),
+				new KeyMemoryScenario());
 	}
 
 	/** Runs the chosen scenarios, round after round, every library once per scenario and round. */

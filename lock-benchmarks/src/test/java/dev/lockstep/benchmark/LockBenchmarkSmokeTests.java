@@ -84,4 +84,26 @@ class LockBenchmarkSmokeTests {
 		assertThat(report.targets()).extracting(TargetCheck::scenario).contains("G");
 	}
 
+	/** Scenario H's three parts, small: many held locks, waiters from 2 to 16, many keys and what they leave. */
+	@Test
+	@Timeout(120)
+	void quickRunOfTheScaleScenariosProducesTheTableWithNothingLeftBehind() {
+		BenchmarkOptions options = BenchmarkOptions.parse("--quick", "--scenarios", "H-HELD,H-WAITERS,H-KEYS",
+				"--measure-seconds", "0.5");
+
+		BenchmarkReport report = LockBenchmark.run(options, System.out);
+		String markdown = report.markdown();
+		System.out.println(markdown);
+
+		assertThat(report.failures()).isEmpty();
+		assertThat(report.overlaps()).isZero();
+		assertThat(markdown).contains("| H-HELD | Redis commands/s while holding ↓ |")
+			.contains("| H-WAITERS | Redis commands/hand-off, 16 clients ↓ |")
+			.contains("| H-WAITERS | overlaps (must be 0) | 0 | 0 | 0 |")
+			// every library cleans up after itself: nothing a lock wrote outlives its release
+			.contains("| H-KEYS | Redis keys left | 0 | 0 | 0 |")
+			.doesNotContain("n/a");
+		assertThat(report.targets()).extracting(TargetCheck::scenario).contains("H-WAITERS");
+	}
+
 }
