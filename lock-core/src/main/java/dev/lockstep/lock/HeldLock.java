@@ -35,6 +35,8 @@ final class HeldLock {
 
 	private volatile long confirmedUntilNanos;
 
+	private volatile long confirmedLeaseNanos;
+
 	/** The thread that acquired it, for monitoring. */
 	private final String thread = Thread.currentThread().getName();
 
@@ -127,8 +129,14 @@ final class HeldLock {
 	/** Redis confirmed, by a request sent at {@code sentAtNanos}, a lease of {@code leaseNanos}. */
 	void confirm(long sentAtNanos, long confirmedLeaseNanos) {
 		this.confirmations.incrementAndGet();
+		this.confirmedLeaseNanos = confirmedLeaseNanos;
 		this.confirmedUntilNanos = sentAtNanos + confirmedLeaseNanos;
 		this.renewAtNanos = sentAtNanos + confirmedLeaseNanos / 3;
+	}
+
+	/** The lease of the last confirmation: the full lease, or a hand-over's shorter grant lease before its first renewal. */
+	long confirmedLeaseNanos() {
+		return this.confirmedLeaseNanos;
 	}
 
 	boolean renewalDue(long nowNanos) {

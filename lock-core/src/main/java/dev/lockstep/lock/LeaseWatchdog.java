@@ -83,10 +83,11 @@ final class LeaseWatchdog {
 				for (int i = 0; i < batch.size(); i++) {
 					HeldLock lock = batch.get(i);
 					if (error == null && renewed.get(i) == 1L) {
-						// renewals go out with two thirds of the lease left; one confirmed with under a third came late
+						// renewals go out with two thirds of the confirmed lease left; one confirmed with under a third came late
 						long leftNanos = lock.confirmedUntilNanos() - System.nanoTime();
+						long lateBelowNanos = lock.confirmedLeaseNanos() / 3;
 						lock.confirm(sentAtNanos, lock.leaseNanos());
-						if (leftNanos < lock.leaseNanos() / 3) {
+						if (leftNanos < lateBelowNanos) {
 							this.lateRenewals.late(lock, Math.max(0, leftNanos));
 						}
 					}

@@ -160,10 +160,14 @@ final class LockEngine {
 	/**
 	 * One queueing under an owner id of its own: wake-ups, renewals and releases name that id and
 	 * the grant's fencing token, so nothing meant for an earlier queueing of the same caller can
-	 * complete or extend this one. A lock handed over from the queue counts as held only once Redis
-	 * has confirmed it, owner and token checked, and extended it to the caller's lease: the grant
-	 * lease may have run out while the waiter stalled (a pause, a slow wake-up) and the lock gone to
-	 * the next waiter. The lease is counted from when the confirmation was sent.
+	 * complete or extend this one. A lock handed over from the queue counts as held only while
+	 * its lease is provably the caller's: the grant lease may have run out while the waiter stalled
+	 * (a pause, a slow wake-up) and the lock gone to the next waiter. Woken within a third of the
+	 * grant lease of sending the queueing call, the waiter holds it at once, for the grant lease
+	 * counted from that send (the grant cannot be older), and the watchdog extends it; woken later
+	 * (or with an explicit lease, or replica acknowledgements to wait for), it first has Redis
+	 * confirm the grant, owner and token checked, and extend it to the caller's lease, counted from
+	 * when the confirmation was sent.
 	 */
 	private Acquisition acquireOnce(LockKeys keys, long leaseNanos, boolean watchdog, long start, Duration waitTime) {
 		String sequence = Long.toString(this.sequence.incrementAndGet(), 36);
@@ -171,6 +175,7 @@ final class LockEngine {
 		String entry = waitTime.isZero() ? "" : owner + ":" + millis(Math.min(leaseNanos, livenessNanos()));
 		Waiter waiter = entry.isEmpty() ? null : this.waiters.register(keys, owner, sequence, entry);
 		long sent = System.nanoTime();
+		long confirmedLeaseNanos = leaseNanos;
 		long token = 0;
 		try {
 			CompletableFuture<Void> releaseInFlight = entry.isEmpty() ? this.releases.of(keys.lock()) : null;
@@ -187,10 +192,20 @@ final class LockEngine {
 				if (token == 0) {
 					return Acquisition.NONE;
 				}
-				sent = System.nanoTime();
-				if (confirm(keys, owner, token, leaseNanos, waitTime) == 0) {
-					logger.debug("Lock '{}' was handed to {} but the grant ran out before it was confirmed", keys.key(), owner);
-					return Acquisition.AGAIN;
+				long grantNanos = Math.min(leaseNanos, livenessNanos());
+				if (watchdog && this.replicaAcknowledgements == 0 && System.nanoTime() - sent < grantNanos / 3) {
+					// Woken soon after queueing: the grant was made after the queueing call was sent, with
+					// the grant lease, so it is ours until at least that send time plus the grant lease. The
+					// watchdog extends it to the full lease a third of the way in, owner and token checked.
+					confirmedLeaseNanos = grantNanos;
+				}
+				else {
+					sent = System.nanoTime();
+					if (confirm(keys, owner, token, leaseNanos, waitTime) == 0) {
+						logger.debug("Lock '{}' was handed to {} but the grant ran out before it was confirmed", keys.key(),
+								owner);
+						return Acquisition.AGAIN;
+					}
 				}
 			}
 			if (token == 0) {
@@ -199,7 +214,7 @@ final class LockEngine {
 			if (this.replicaAcknowledgements > 0) {
 				awaitReplicas(keys, waitTime);
 			}
-			HeldLock lock = new HeldLock(keys, owner, token, leaseNanos, watchdog, sent, leaseNanos);
+			HeldLock lock = new HeldLock(keys, owner, token, leaseNanos, watchdog, sent, confirmedLeaseNanos);
 			// active before the waiter is removed: a late or duplicated wake-up for this queueing must
 			// find the owner holding, not take the grant for one made to nobody and release it
 			this.active.put(owner, lock);

@@ -21,8 +21,8 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * The heartbeats that keep queue entries alive, in the situations where they could go wrong: a
- * liveness deadline left over from an earlier wait, a wake-up subscription that is down, and a
- * lock reported lost that comes back.
+ * liveness deadline left over from an earlier wait, a wake-up subscription that is down, a
+ * lock reported lost that comes back, and the short lease of a hand-over.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class WaiterLivenessTests {
@@ -48,6 +48,49 @@ class WaiterLivenessTests {
 
 	private List<String> queue(String key) {
 		return this.redis.template().opsForList().range(this.redis.prefix() + "{" + key + "}:queue", 0, -1);
+	}
+
+	/**
+	 * A waiter woken soon after it queued holds the hand-over's short grant lease at once and
+	 * the watchdog extends it to the full lease before it runs out; one woken later confirms the
+	 * grant first, which extends it to the full lease before its handle says held. Redis shows
+	 * which path each took: the lease left right after the acquisition.
+	 */
+	@Test
+	void aWaiterWokenSoonHoldsItsGrantAtOnceAndTheWatchdogKeepsItOneWokenLateConfirmsFirst() throws Exception {
+		// heartbeats every 100 ms: hand-overs carry a 500 ms grant lease; the full lease is 30 s
+		Consumer<RedisLockService> fast = (service) -> service.setHeartbeatInterval(Duration.ofMillis(100));
+		RedisLockService holder = service(fast);
+		RedisLockService waiter = service(fast);
+		RedisLockService other = service(fast);
+		String lock = this.redis.prefix() + "{k}";
+		for (boolean wokenSoon : new boolean[] { true, false }) {
+			Future<LockHandle> waiting;
+			try (LockHandle held = holder.acquire("k", Duration.ZERO)) {
+				waiting = this.threads.submit(() -> waiter.acquire("k", Duration.ofSeconds(20)));
+				await().atMost(Duration.ofSeconds(10)).until(() -> queue("k").size() == 1);
+				if (!wokenSoon) {
+					// past a third of the grant lease since the waiter queued
+					Thread.sleep(400);
+				}
+			}
+			LockHandle handle = waiting.get(20, TimeUnit.SECONDS);
+			long leaseLeft = this.redis.template().getExpire(lock, TimeUnit.MILLISECONDS);
+			if (wokenSoon) {
+				assertThat(leaseLeft).as("the grant lease, not yet extended").isBetween(1L, 500L);
+				// four grant leases later: renewed by the watchdog, never lost
+				Thread.sleep(2000);
+				assertThat(this.redis.template().getExpire(lock, TimeUnit.MILLISECONDS)).as("extended to the full lease")
+					.isGreaterThan(20_000L);
+			}
+			else {
+				assertThat(leaseLeft).as("confirmed and extended before the handle said held").isGreaterThan(20_000L);
+			}
+			assertThat(handle.isHeld()).isTrue();
+			assertThat(other.tryAcquire("k", Duration.ZERO, Duration.ofSeconds(30))).as("held by the waiter").isEmpty();
+			assertThat(this.redis.template().opsForValue().get(lock)).startsWith(waiter.getInstanceId() + ":");
+			handle.close();
+		}
 	}
 
 	@Test
