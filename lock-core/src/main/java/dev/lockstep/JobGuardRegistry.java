@@ -40,4 +40,12 @@ public interface JobGuardRegistry {
 		return List.of();
 	}
 
+	/**
+	 * The next cron slot of {@code job} and the instance expected to run it; empty for a job
+	 * without a cron schedule, or unless the registry records elections.
+	 */
+	default Optional<JobNextSlot> nextSlot(String job) {
+		return Optional.empty();
+	}
+
 }

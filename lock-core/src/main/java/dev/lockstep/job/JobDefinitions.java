@@ -82,7 +82,13 @@ final class JobDefinitions implements AnnotatedMethods.Resolver<GuardedJob> {
 			throw new IllegalStateException(source + ": lockAtLeastFor (" + DurationText.of(atLeast)
 					+ ") must not exceed lockAtMostFor (" + DurationText.of(atMost) + ")");
 		}
-		GuardedJob job = new GuardedJob(name, description, atMost, atLeast);
+		Scheduled schedule = cronSchedule(specific);
+		String cron = (schedule != null) ? attributes.resolve(schedule.cron()).trim() : null;
+		if (Scheduled.CRON_DISABLED.equals(cron)) {
+			cron = null;
+		}
+		String zone = (cron != null && StringUtils.hasText(schedule.zone())) ? attributes.resolve(schedule.zone()).trim() : null;
+		GuardedJob job = new GuardedJob(name, description, atMost, atLeast, cron, zone);
 		warnIfPeriodOutrunsLockAtLeastFor(specific, job, attributes);
 		GuardedJob existing = this.byName.putIfAbsent(name, job);
 		if (existing != null && !existing.method().equals(description)) {
@@ -90,6 +96,17 @@ final class JobDefinitions implements AnnotatedMethods.Resolver<GuardedJob> {
 					+ description + "; give one of them another @JobGuard(name = ...)");
 		}
 		return (existing != null) ? existing : job;
+	}
+
+	/** The method's first {@code @Scheduled} with a cron expression, or null. */
+	private static @Nullable Scheduled cronSchedule(Method method) {
+		for (Scheduled scheduled : AnnotatedElementUtils.getMergedRepeatableAnnotations(method, Scheduled.class,
+				Schedules.class)) {
+			if (StringUtils.hasText(scheduled.cron())) {
+				return scheduled;
+			}
+		}
+		return null;
 	}
 
 	/**

@@ -1,6 +1,8 @@
 package dev.lockstep.job;
 
 import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZonedDateTime;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -14,10 +16,13 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.scheduling.support.CronExpression;
 import org.springframework.util.StringUtils;
 
+import dev.lockstep.GuardedJob;
 import dev.lockstep.JobElection;
 import dev.lockstep.JobMember;
+import dev.lockstep.JobNextSlot;
 import dev.lockstep.JobRun;
 import dev.lockstep.JobSkip;
 
@@ -111,6 +116,61 @@ final class JobRecords {
 			.forEach((election) -> elections.add(new JobElection(job, Instant.ofEpochMilli(election.getKey()),
 					election.getValue(), emptyToNull(ranOn.getOrDefault(election.getKey(), "")))));
 		return elections;
+	}
+
+	/**
+	 * The next slot of {@code job} by its cron expression and this instance's clock, with the
+	 * instance elected for it or, before its election, the one job-claim.lua's rule would choose
+	 * from the members recorded now; empty for a job without a cron expression.
+	 * @param livenessMillis how long after it was last seen an instance may still be chosen
+	 */
+	Optional<JobNextSlot> nextSlot(GuardedJob job, long livenessMillis) {
+		if (job.cron() == null) {
+			return Optional.empty();
+		}
+		ZoneId zone = (job.zone() != null) ? ZoneId.of(job.zone()) : ZoneId.systemDefault();
+		ZonedDateTime next = CronExpression.parse(job.cron()).next(ZonedDateTime.now(zone));
+		if (next == null) {
+			return Optional.empty();
+		}
+		long slot = next.toInstant().toEpochMilli();
+		JobKeys keys = JobKeys.of(this.keyPrefix, job.name());
+		Set<String> records = this.redis.opsForZSet().rangeByScore(keys.slots(), slot, slot);
+		for (String record : (records != null) ? records : Set.<String>of()) {
+			int colon = record.indexOf(':');
+			if (record.startsWith("e:", colon + 1)) {
+				return Optional.of(new JobNextSlot(job.name(), next.toInstant(), record.substring(colon + 3), true));
+			}
+		}
+		Map<Object, Object> fields = this.redis.opsForHash().entries(keys.members());
+		Object latest = fields.get("elected");
+		// candidates: seen alive, and fired since about the previous election (any, before the first)
+		Long firedSince = null;
+		if (latest != null && Long.parseLong(latest.toString()) < slot) {
+			long previous = Long.parseLong(latest.toString());
+			firedSince = previous - (slot - previous);
+		}
+		long aliveSince = System.currentTimeMillis() - livenessMillis;
+		String chosen = null;
+		long best = 0;
+		for (Map.Entry<Object, Object> field : fields.entrySet()) {
+			String name = field.getKey().toString();
+			if (!name.startsWith("seen:") || Long.parseLong(field.getValue().toString()) < aliveSince) {
+				continue;
+			}
+			String candidate = name.substring("seen:".length());
+			Object fired = fields.get("fired:" + candidate);
+			if (fired == null || (firedSince != null && Long.parseLong(fired.toString()) < firedSince)) {
+				continue;
+			}
+			Object electedAt = fields.get("elected:" + candidate);
+			long last = (electedAt != null) ? Long.parseLong(electedAt.toString()) : 0;
+			if (chosen == null || last < best || (last == best && candidate.compareTo(chosen) < 0)) {
+				chosen = candidate;
+				best = last;
+			}
+		}
+		return Optional.of(new JobNextSlot(job.name(), next.toInstant(), chosen, false));
 	}
 
 	private static String field(Map<Object, Object> state, String name) {

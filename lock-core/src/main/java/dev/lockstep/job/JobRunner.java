@@ -335,7 +335,7 @@ final class JobRunner {
 	}
 
 	/** How long since an instance was last seen it may still be chosen to run a slot. */
-	private static long livenessMillis() {
+	static long livenessMillis() {
 		return MEMBERSHIP_INTERVAL.toMillis() * 3;
 	}
 

@@ -21,6 +21,7 @@ import dev.lockstep.JobElection;
 import dev.lockstep.JobGuardExecutor;
 import dev.lockstep.JobGuardRegistry;
 import dev.lockstep.JobMember;
+import dev.lockstep.JobNextSlot;
 import dev.lockstep.JobRun;
 import dev.lockstep.JobSkip;
 import dev.lockstep.LockListener;
@@ -147,6 +148,12 @@ public final class RedisJobGuard implements JobGuardExecutor, JobGuardRegistry, 
 		if (current != null) {
 			current.awaitRecorded(job);
 		}
+	}
+
+	@Override
+	public Optional<JobNextSlot> nextSlot(String job) {
+		return jobs().stream().filter((guarded) -> guarded.name().equals(job)).findFirst()
+			.flatMap((guarded) -> this.records.nextSlot(guarded, JobRunner.livenessMillis()));
 	}
 
 	@Override

@@ -1,6 +1,7 @@
 package dev.lockstep.job;
 
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -22,6 +23,8 @@ import org.springframework.scheduling.concurrent.SimpleAsyncTaskScheduler;
 import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
 import org.springframework.scheduling.support.CronTrigger;
 
+import dev.lockstep.GuardedJob;
+import dev.lockstep.JobNextSlot;
 import dev.lockstep.lock.RedisConnections;
 import dev.lockstep.redis.RedisScripts;
 
@@ -60,6 +63,8 @@ class JobClaimTests {
 
 		final JobKeys keys;
 
+		final String prefix = RedisConnections.uniquePrefix();
+
 		final StringRedisTemplate template = new StringRedisTemplate(connectionFactory);
 
 		private final Map<String, String> owners = new HashMap<>();
@@ -68,7 +73,7 @@ class JobClaimTests {
 
 		Job(JobScripts scripts, String name, String... instances) {
 			this.scripts = scripts;
-			this.keys = JobKeys.of(RedisConnections.uniquePrefix(), name);
+			this.keys = JobKeys.of(this.prefix, name);
 			this.template.afterPropertiesSet();
 			for (String instance : instances) {
 				this.template.opsForHash().put(this.keys.members(), "seen:" + instance, Long.toString(System.currentTimeMillis()));
@@ -238,6 +243,34 @@ class JobClaimTests {
 			assertThat(job.claim("b", SLOT + PERIOD)).as("a was elected least recently").containsExactly(2L, "a");
 			assertThat(job.claim("a", null).get(0)).isEqualTo(1L);
 			assertThat(job.takeover("b", SLOT + PERIOD)).containsExactly(3L, "held by a");
+		}
+	}
+
+	@Test
+	void theNextSlotShowsItsElectionOnceMadeAndBeforeThatTheInstanceTheRotationWouldChoose() throws Exception {
+		try (RedisScripts redis = new RedisScripts(connectionFactory)) {
+			Job job = new Job(new JobScripts(redis), "hourly", "a", "b", "z");
+			job.template.opsForHash().delete(job.keys.members(), "fired:z");
+			job.template.opsForHash().put(job.keys.members(), "elected:a", Long.toString(SLOT - PERIOD));
+			JobRecords records = new JobRecords(connectionFactory, job.prefix);
+			GuardedJob hourly = new GuardedJob("hourly", "Hourly.run()", Duration.ofMinutes(10), Duration.ZERO,
+					"0 0 * * * *", "UTC");
+			Instant hour = Instant.ofEpochMilli((System.currentTimeMillis() / 3_600_000 + 1) * 3_600_000);
+
+			// b was never elected, a was; z never fires the job
+			assertThat(records.nextSlot(hourly, LIVENESS)).contains(new JobNextSlot("hourly", hour, "b", false));
+			// b not seen lately: a is the only candidate
+			job.template.opsForHash().put(job.keys.members(), "seen:b", Long.toString(System.currentTimeMillis() - LIVENESS - 1000));
+			assertThat(records.nextSlot(hourly, LIVENESS)).contains(new JobNextSlot("hourly", hour, "a", false));
+			// once the slot is elected, its choice, whatever the rotation says now
+			job.template.opsForZSet().add(job.keys.slots(), hour.toEpochMilli() + ":e:b", hour.toEpochMilli());
+			assertThat(records.nextSlot(hourly, LIVENESS)).contains(new JobNextSlot("hourly", hour, "b", true));
+			// no candidate at all
+			job.template.opsForZSet().remove(job.keys.slots(), hour.toEpochMilli() + ":e:b");
+			job.template.opsForHash().delete(job.keys.members(), "fired:a");
+			assertThat(records.nextSlot(hourly, LIVENESS)).contains(new JobNextSlot("hourly", hour, null, false));
+			assertThat(records.nextSlot(new GuardedJob("fixed", "Fixed.run()", Duration.ofMinutes(1), Duration.ZERO), LIVENESS))
+				.as("a job without a cron").isEmpty();
 		}
 	}
 

@@ -32,6 +32,7 @@ import dev.lockstep.testing.RedisServer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * The packaged sample app as two real processes on one Redis and one H2 directory, driven over
@@ -310,6 +311,44 @@ class SampleAppIT {
 		Reply health = SampleHttp.get(this.a.uri("/actuator/health/lockstep"));
 		assertThat(health.status()).isEqualTo(200);
 		assertThat(health.json().get("status").asString()).isEqualTo("UP");
+	}
+
+	/**
+	 * The live page in a real headless browser: its script reads the endpoints and fills the
+	 * tables. Instance a holds a group's lock, with a call of its own waiting behind it.
+	 * Needs Chromium ({@code apt-get install chromium}; .ci/run installs it).
+	 */
+	@Test
+	@Order(6)
+	void theLivePageInAHeadlessBrowserShowsTheInstanceItsLocksTheQueueAndTheJobs() throws Exception {
+		HeadlessBrowser browser = HeadlessBrowser.find().orElse(null);
+		assumeTrue(browser != null, "no Chromium on the PATH (apt-get install chromium, or set CHROMIUM): the page's JSON is checked above");
+		Group group = new Group("acme", "browser");
+		// held past the group wait (6 s), so that the waiter is still waiting while the page renders, then gives up
+		CompletableFuture<Reply> holder = importAsync(this.a, group, "browser-1", GROUP_WAIT.toMillis() + 4000);
+		awaitJoined(group, 1);
+		CompletableFuture<Reply> waiter = importAsync(this.a, group, "browser-2", 0);
+		awaitJoined(group, 2);
+
+		String dom = browser.render(this.a.uri("/"), Duration.ofSeconds(5));
+
+		assertThat(dom).contains("<span id=\"instance\" class=\"muted\">a</span>")
+			.as("no refresh failed").contains("<span id=\"error\" class=\"down\"></span>");
+		assertThat(section(dom, "overview")).contains(">UP<").contains(">standalone<");
+		assertThat(section(dom, "held")).as("the lock a holds").contains("acme").contains("browser");
+		assertThat(section(dom, "waiting")).as("the call of a waiting").contains("acme").contains("browser");
+		assertThat(section(dom, "queue")).contains(">Queued<").contains(">Run here<");
+		assertThat(section(dom, "jobs")).contains(">daily-push<").containsPattern("on [ab?] \\((expected|elected)\\)");
+		assertThat(section(dom, "runs")).as("the push job's runs").containsPattern("<td>[ab]</td>");
+		assertThat(SampleHttp.await(waiter).status()).as("the waiter's turn did not come within the group wait").isEqualTo(409);
+		assertThat(SampleHttp.await(holder).status()).isEqualTo(200);
+	}
+
+	/** The table with id {@code id} in a rendered page. */
+	private static String section(String dom, String id) {
+		int start = dom.indexOf("<table id=\"" + id + "\"");
+		assertThat(start).as("table %s in the page", id).isNotNegative();
+		return dom.substring(start, dom.indexOf("</table>", start));
 	}
 
 	/** Kills one instance: the tests after it use the survivor. */

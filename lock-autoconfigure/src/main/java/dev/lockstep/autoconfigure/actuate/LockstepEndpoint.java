@@ -16,6 +16,7 @@ import dev.lockstep.GuardedJob;
 import dev.lockstep.JobElection;
 import dev.lockstep.JobGuardRegistry;
 import dev.lockstep.JobMember;
+import dev.lockstep.JobNextSlot;
 import dev.lockstep.JobRun;
 import dev.lockstep.JobSkip;
 import dev.lockstep.LockSnapshot;
@@ -121,7 +122,8 @@ public final class LockstepEndpoint {
 		String name = String.join("/", Arrays.copyOfRange(path, 1, path.length));
 		JobGuardRegistry registry = this.jobGuard;
 		return new JobDetail(name, registry.lastRun(name).orElse(null), registry.lastSkip(name).orElse(null),
-				registry.history(name), registry.members(name), registry.elections(name));
+				registry.history(name), registry.members(name), registry.elections(name),
+				registry.nextSlot(name).orElse(null));
 	}
 
 	private static Object queuePart(RedisSerialQueue queues, String[] path) {
@@ -148,9 +150,10 @@ public final class LockstepEndpoint {
 
 	private JobSummary summary(GuardedJob job) {
 		JobGuardRegistry registry = this.jobGuard;
-		return new JobSummary(job.name(), job.method(), job.lockAtMostFor(), job.lockAtLeastFor(),
+		return new JobSummary(job.name(), job.method(), job.lockAtMostFor(), job.lockAtLeastFor(), job.cron(),
 				(registry != null) ? registry.lastRun(job.name()).orElse(null) : null,
-				(registry != null) ? registry.lastSkip(job.name()).orElse(null) : null);
+				(registry != null) ? registry.lastSkip(job.name()).orElse(null) : null,
+				(registry != null) ? registry.nextSlot(job.name()).orElse(null) : null);
 	}
 
 	/**
@@ -213,11 +216,13 @@ public final class LockstepEndpoint {
 	 * @param method the guarded method
 	 * @param lockAtMostFor how long a run may hold the guard
 	 * @param lockAtLeastFor how long a run keeps the guard at least
+	 * @param cron its cron expression, or null for a job without one
 	 * @param lastRun the last finished run on any instance
 	 * @param lastSkip the last skipped firing on any instance, and why
+	 * @param next its next cron slot and the instance elected or expected to run it (null without a cron)
 	 */
 	public record JobSummary(String name, String method, Duration lockAtMostFor, Duration lockAtLeastFor,
-			@Nullable JobRun lastRun, @Nullable JobSkip lastSkip) {
+			@Nullable String cron, @Nullable JobRun lastRun, @Nullable JobSkip lastSkip, @Nullable JobNextSlot next) {
 	}
 
 	/**
@@ -228,9 +233,12 @@ public final class LockstepEndpoint {
 	 * @param history the most recent finished runs, newest first
 	 * @param members the instances seen alive for the job, most recently seen first
 	 * @param elections the instance chosen for each recent cron slot, newest first, and who ran it
+	 * @param next the next cron slot and the instance elected for it or, before its first firing
+	 * reaches Redis, the one the rotation would choose now (null for a job without a cron, or one
+	 * this instance does not guard)
 	 */
 	public record JobDetail(String name, @Nullable JobRun lastRun, @Nullable JobSkip lastSkip, List<JobRun> history,
-			List<JobMember> members, List<JobElection> elections) {
+			List<JobMember> members, List<JobElection> elections, @Nullable JobNextSlot next) {
 	}
 
 }

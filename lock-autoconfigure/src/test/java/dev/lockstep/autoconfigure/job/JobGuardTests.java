@@ -37,6 +37,7 @@ import dev.lockstep.JobElection;
 import dev.lockstep.JobFiring;
 import dev.lockstep.JobGuardRegistry;
 import dev.lockstep.JobMember;
+import dev.lockstep.JobNextSlot;
 import dev.lockstep.JobRun;
 import dev.lockstep.JobSkip;
 import dev.lockstep.annotation.JobGuard;
@@ -201,6 +202,34 @@ class JobGuardTests {
 		Map<String, Long> perSlot = RUNS.stream().collect(Collectors.groupingBy((run) -> run[1], Collectors.counting()));
 		assertThat(perSlot).isNotEmpty();
 		assertThat(perSlot.values()).allSatisfy((count) -> assertThat(count).isEqualTo(1));
+	}
+
+	@Test
+	void theNextSlotIsKnownAheadWithTheInstanceTheRotationWillChoose() throws Exception {
+		JobGuardRegistry registry = this.apps.start("a", Duration.ZERO, EveryTwoSeconds.class).getBean(JobGuardRegistry.class);
+		this.apps.start("b", Duration.ZERO, EveryTwoSeconds.class);
+		// both have fired the job (so both may be chosen) once two slots ran after they started
+		await().atMost(Duration.ofSeconds(20)).until(() -> registry.history("EveryTwoSeconds.tick").size() >= 3
+				&& registry.members("EveryTwoSeconds.tick").stream().filter((member) -> member.lastFiredSlot() != null).count() == 2);
+		List<String> expectedRunners = new ArrayList<>();
+		for (int i = 0; i < 3; i++) {
+			// read between two slots, away from the firings, so that the previous slot is elected already
+			long now = System.currentTimeMillis();
+			Thread.sleep(Math.floorMod(1000 - Math.floorMod(now, 2000), 2000));
+			JobNextSlot next = registry.nextSlot("EveryTwoSeconds.tick").orElseThrow();
+			assertThat(next.scheduledTime()).isEqualTo(Instant.ofEpochMilli(ceil(System.currentTimeMillis(), 2000)));
+			assertThat(next.elected()).as("elected before its first firing: %s", next).isFalse();
+			assertThat(next.expectedInstance()).isIn("a", "b");
+			expectedRunners.add(next.expectedInstance());
+			await().atMost(Duration.ofSeconds(10)).until(() -> registry.elections("EveryTwoSeconds.tick").stream()
+				.anyMatch((election) -> election.scheduledTime().equals(next.scheduledTime())));
+			JobElection election = registry.elections("EveryTwoSeconds.tick").stream()
+				.filter((candidate) -> candidate.scheduledTime().equals(next.scheduledTime())).findFirst().orElseThrow();
+			assertThat(election.chosenInstance()).as("chosen for %s", next.scheduledTime()).isEqualTo(next.expectedInstance());
+		}
+		// the rotation: two instances take turns
+		assertThat(expectedRunners.get(0)).isNotEqualTo(expectedRunners.get(1));
+		assertThat(expectedRunners.get(2)).isEqualTo(expectedRunners.get(0));
 	}
 
 	@Test
