@@ -6,7 +6,7 @@ import java.util.function.Consumer;
 
 import dev.lockstep.LockListener;
 import dev.lockstep.LockLostEvent;
-import dev.lockstep.lock.IsolatedListener;
+import dev.lockstep.internal.IsolatedListener;
 
 /** Passes each event to every listener bean, in order; a failing listener does not stop the others. */
 final class CompositeLockListener implements LockListener {

@@ -27,7 +27,7 @@ import dev.lockstep.JobSkip;
 import dev.lockstep.LockListener;
 import dev.lockstep.internal.DurationText;
 import dev.lockstep.internal.NamingRules;
-import dev.lockstep.lock.IsolatedListener;
+import dev.lockstep.internal.IsolatedListener;
 import dev.lockstep.redis.RedisScripts;
 
 /**

@@ -21,6 +21,7 @@ import dev.lockstep.LockService;
 import dev.lockstep.LockSnapshot;
 import dev.lockstep.LockUnavailableException;
 import dev.lockstep.internal.DurationText;
+import dev.lockstep.internal.IsolatedListener;
 import dev.lockstep.internal.NamingRules;
 
 /**

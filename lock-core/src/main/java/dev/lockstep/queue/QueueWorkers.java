@@ -63,7 +63,7 @@ final class QueueWorkers {
 
 	private final Semaphore wakeUps = new Semaphore(0);
 
-	/** Running tasks by id: the take's owner id and the worker's thread. */
+	/** Running tasks by the owner id of their take (unique per take): the task's id and the worker's thread. */
 	private final Map<String, Running> running = new ConcurrentHashMap<>();
 
 	private final List<Thread> threads = new ArrayList<>();
@@ -127,6 +127,23 @@ final class QueueWorkers {
 	}
 
 	private void work() {
+		while (true) {
+			try {
+				workUntilStopped();
+				return;
+			}
+			catch (RuntimeException | Error ex) {
+				// an unexpected failure (a bug, an out-of-memory) must not leave the queue a worker short
+				logger.error("A worker of queue '{}' failed; it goes on", this.keys.queue(), ex);
+				if (this.stopping) {
+					return;
+				}
+				sleep(REDIS_RETRY);
+			}
+		}
+	}
+
+	private void workUntilStopped() {
 		QueueScripts.Taken next = null;
 		while (!this.stopping || (next != null && next.task() != null)) {
 			QueueScripts.Taken taken = next;
@@ -201,8 +218,8 @@ final class QueueWorkers {
 
 	/** Runs the task and ends it; the worker's next task when the finish took one in the same step, else null. */
 	private QueueScripts.@Nullable Taken run(QueueScripts.Started task) {
-		Running entry = new Running(task.owner(), Thread.currentThread());
-		this.running.put(task.id(), entry);
+		Running entry = new Running(task.id(), Thread.currentThread());
+		this.running.put(task.owner(), entry);
 		this.listener.taskStarted(this.keys.queue(), Duration.ofMillis(Math.max(0, task.startedMillis() - task.submittedMillis())));
 		long start = System.nanoTime();
 		Throwable thrown = null;
@@ -242,7 +259,7 @@ final class QueueWorkers {
 			}
 		}
 		finally {
-			this.running.remove(task.id());
+			this.running.remove(task.owner());
 		}
 		return null;
 	}
@@ -255,14 +272,14 @@ final class QueueWorkers {
 		try {
 			QueueScripts.Finished finished = await(this.scripts.finishAndTake(this.keys, task.id(), task.owner(),
 					this.settings.deduplicationWindow(), this.stopping ? null : newOwner(), this.settings));
-			if (finished.ended()) {
-				this.listener.taskEnded(this.keys.queue(), "done", ran);
-			}
-			else {
+			if (!finished.ended()) {
 				logger.warn("Task {} of queue '{}' ended (done) after its lease ran out: it may have run again elsewhere",
 						task.id(), this.keys.queue());
 				this.listener.taskEnded(this.keys.queue(), "lost", ran);
+				// nothing was taken with it: the worker takes on its own next
+				return null;
 			}
+			this.listener.taskEnded(this.keys.queue(), "done", ran);
 			return finished.next();
 		}
 		catch (InterruptedException | ExecutionException | TimeoutException ex) {
@@ -313,11 +330,22 @@ final class QueueWorkers {
 	}
 
 	private void renew() {
+		try {
+			renewRunning();
+		}
+		catch (RuntimeException ex) {
+			// a scheduled task that throws is never run again: log, and renew on the next turn
+			logger.warn("Renewing the leases of queue '{}' failed", this.keys.queue(), ex);
+		}
+	}
+
+	private void renewRunning() {
 		if (this.running.isEmpty()) {
 			return;
 		}
+		// by task id; a task taken again on this instance after its lease ran out renews its newest take only
 		Map<String, String> owners = new LinkedHashMap<>();
-		this.running.forEach((id, entry) -> owners.put(id, entry.owner()));
+		this.running.forEach((owner, entry) -> owners.merge(entry.taskId(), owner, QueueWorkers::newerOwner));
 		this.scripts.renew(this.keys, owners, this.settings.leaseTime())
 			.orTimeout(this.commandTimeout.toMillis(), TimeUnit.MILLISECONDS)
 			.whenComplete((lost, error) -> {
@@ -327,7 +355,7 @@ final class QueueWorkers {
 				}
 				else {
 					lost.stream()
-						.filter(this.running::containsKey)
+						.filter((id) -> this.running.values().stream().anyMatch((entry) -> entry.taskId().equals(id)))
 						.forEach((id) -> logger.warn("Task {} of queue '{}' lost its lease while it ran (this instance "
 								+ "could not renew it in time): it may run again elsewhere", id, this.keys.queue()));
 				}
@@ -352,21 +380,21 @@ final class QueueWorkers {
 			cancelRenewals();
 			return;
 		}
-		this.running.forEach((id, entry) -> entry.thread().interrupt());
+		this.running.forEach((owner, entry) -> entry.thread().interrupt());
 		long afterInterrupt = System.nanoTime() + Math.min(this.commandTimeout.toNanos(), Duration.ofSeconds(2).toNanos());
 		for (Thread thread : this.threads) {
 			join(thread, afterInterrupt);
 		}
-		this.running.forEach((id, entry) -> {
-			logger.warn("Task {} of queue '{}' still runs after the shutdown timeout; given back to run elsewhere", id,
-					this.keys.queue());
+		this.running.forEach((owner, entry) -> {
+			logger.warn("Task {} of queue '{}' still runs after the shutdown timeout; given back to run elsewhere",
+					entry.taskId(), this.keys.queue());
 			try {
-				await(this.scripts.release(this.keys, id, entry.owner(), "given back: " + this.instanceId
+				await(this.scripts.release(this.keys, entry.taskId(), owner, "given back: " + this.instanceId
 						+ " stopped and the task did not end within the shutdown timeout"));
 			}
 			catch (InterruptedException | ExecutionException | TimeoutException ex) {
-				logger.warn("Task {} of queue '{}' could not be given back ({}); it runs again after its lease", id,
-						this.keys.queue(), message(ex));
+				logger.warn("Task {} of queue '{}' could not be given back ({}); it runs again after its lease",
+						entry.taskId(), this.keys.queue(), message(ex));
 			}
 		});
 		cancelRenewals();
@@ -420,7 +448,17 @@ final class QueueWorkers {
 		return (cause instanceof TimeoutException) ? "no reply in time" : String.valueOf(cause.getMessage());
 	}
 
-	private record Running(String owner, Thread thread) {
+	/** Of two owner ids of this instance ({@code <instance>:<sequence>}), the one taken later. */
+	private static String newerOwner(String one, String other) {
+		return (sequenceOf(one) >= sequenceOf(other)) ? one : other;
+	}
+
+	private static long sequenceOf(String owner) {
+		return Long.parseLong(owner.substring(owner.lastIndexOf(':') + 1));
+	}
+
+	/** A task running on a worker thread, by its owner id (one per take). */
+	private record Running(String taskId, Thread thread) {
 	}
 
 }

@@ -35,6 +35,7 @@ import dev.lockstep.SerialQueueException;
 import dev.lockstep.SerialTask;
 import dev.lockstep.internal.DurationText;
 import dev.lockstep.internal.NamingRules;
+import dev.lockstep.internal.IsolatedListener;
 import dev.lockstep.redis.RedisScripts;
 
 /**
@@ -119,7 +120,8 @@ public class RedisSerialQueue implements SerialQueue, SmartLifecycle {
 	}
 
 	public void setListener(LockListener listener) {
-		this.listener = listener;
+		// a listener that throws must not end a worker or leave a task's run unrecorded
+		this.listener = new IsolatedListener(listener);
 	}
 
 	JsonMapper jsonMapper() {

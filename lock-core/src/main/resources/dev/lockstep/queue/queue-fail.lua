@@ -23,4 +23,6 @@ redis.call('HSET', task, 'state', 'QUEUED', 'error', ARGV[3])
 redis.call('HDEL', task, 'owner')
 redis.call('INCR', base .. ':queued')
 redis.call('ZADD', base .. ':delayed', now + tonumber(ARGV[5]), group)
+-- idle workers learn when the retry falls due (their next take answers it) and set their timers
+redis.call('PUBLISH', ARGV[6], '')
 return 1

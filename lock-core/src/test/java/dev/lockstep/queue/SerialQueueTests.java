@@ -22,6 +22,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import tools.jackson.databind.json.JsonMapper;
 
+import dev.lockstep.LockListener;
 import dev.lockstep.QueueStats;
 import dev.lockstep.SerialQueueException;
 import dev.lockstep.SerialTask;
@@ -208,6 +209,36 @@ class SerialQueueTests {
 		assertThat(dead.state()).isEqualTo(SerialTask.State.DEAD);
 		assertThat(dead.attempt()).isEqualTo(1);
 		assertThat(dead.lastError()).contains(UnreadablePayloadException.class.getName()).contains("cannot be read as");
+	}
+
+	@Test
+	void aListenerThatThrowsCostsNoWorkerAndLeavesNoTaskRunning() throws Exception {
+		List<Integer> ran = new CopyOnWriteArrayList<>();
+		AtomicInteger calls = new AtomicInteger();
+		LockListener throwing = new LockListener() {
+
+			@Override
+			public void taskStarted(String queue, Duration waited) {
+				calls.incrementAndGet();
+				throw new IllegalStateException("listener broken on start");
+			}
+
+			@Override
+			public void taskEnded(String queue, String outcome, Duration ran) {
+				calls.incrementAndGet();
+				throw new IllegalStateException("listener broken on end");
+			}
+
+		};
+		// one worker: were it lost to the listener, the second task would never run
+		RedisSerialQueue queue = instance("a", 1, items((task, item) -> ran.add(item.sequence())),
+				(q) -> q.setListener(throwing));
+		for (int i = 0; i < 5; i++) {
+			queue.submit(QUEUE, "g" + (i % 2), new Item("g" + (i % 2), i, 0));
+		}
+		await().atMost(WAIT).until(() -> ran.size() == 5 && queue.stats(QUEUE).equals(new QueueStats(0, 0, 0, 0)));
+		assertThat(ran).containsExactlyInAnyOrder(0, 1, 2, 3, 4);
+		assertThat(calls).as("the listener was called, and threw, at each start and end").hasValue(10);
 	}
 
 	@Test

@@ -1,4 +1,4 @@
-package dev.lockstep.lock;
+package dev.lockstep.internal;
 
 import java.time.Duration;
 import java.util.concurrent.Executor;
@@ -13,13 +13,12 @@ import dev.lockstep.LockLostEvent;
 
 /**
  * Calls an application's {@link LockListener} so that its failures cannot break locking: an
- * exception is logged and otherwise ignored, and the lock operation carries on. Lost locks are
- * and late renewals are reported on a thread of their own ({@code lockstep-events}, one for the JVM,
- * in order): they are
- * found on Redis client and timer threads, which a listener that calls Redis, or blocks, would
- * otherwise stall, holding up every other lock's renewals and the application's own commands. The
- * other events arrive on the thread that acquires or releases. Internal to Lockstep; public only
- * for its other packages.
+ * exception is logged and otherwise ignored, and the lock operation carries on. Lost locks and
+ * late renewals are reported on a thread of their own ({@code lockstep-events}, one for the JVM,
+ * in order): they are found on Redis client and timer threads, which a listener that calls Redis,
+ * or blocks, would otherwise stall, holding up every other lock's renewals and the application's
+ * own commands. The other events arrive on the thread that acquires or releases (or runs a job or
+ * a queue's task). Internal to Lockstep.
  */
 public final class IsolatedListener implements LockListener {
 
