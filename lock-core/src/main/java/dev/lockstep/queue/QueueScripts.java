@@ -33,6 +33,8 @@ final class QueueScripts {
 
 	private static final LuaScript REDRIVE = load(ScriptOutputType.INTEGER, "queue-redrive.lua");
 
+	private static final LuaScript UNTAKE = load(ScriptOutputType.VALUE, "queue-untake.lua");
+
 	private static final LuaScript VIEW = load(ScriptOutputType.MULTI, "queue-view.lua");
 
 	private final RedisScripts redis;
@@ -46,7 +48,7 @@ final class QueueScripts {
 	}
 
 	void preload(Duration wait) {
-		this.redis.preload(List.of(SUBMIT, TAKE, RENEW, FINISH, FAIL, RELEASE, REDRIVE, VIEW), wait);
+		this.redis.preload(List.of(SUBMIT, TAKE, RENEW, FINISH, FAIL, RELEASE, REDRIVE, UNTAKE, VIEW), wait);
 	}
 
 	/** The id of the stored task: this one, or the one stored already under the deduplication id. */
@@ -67,6 +69,15 @@ final class QueueScripts {
 		return this.redis.<List<Object>>run(TAKE, keys.forScripts(), List.of(owner, Long.toString(leaseTime.toMillis()),
 				Integer.toString(maxAttempts), keys.channel()))
 			.thenApply((reply) -> Taken.of(keys.queue(), owner, reply));
+	}
+
+	/**
+	 * Undoes a take by {@code owner} whose reply was lost: the task it started, if any, goes back
+	 * to its group's head with its attempt not counted. Null when the take started none.
+	 */
+	CompletableFuture<@Nullable String> untake(QueueKeys keys, String owner) {
+		return this.redis.<byte @Nullable []>run(UNTAKE, keys.forScripts(), List.of(owner, keys.channel()))
+			.thenApply((id) -> (id != null) ? new String(id, StandardCharsets.UTF_8) : null);
 	}
 
 	/** The ids among {@code owners}' tasks whose lease is gone. */

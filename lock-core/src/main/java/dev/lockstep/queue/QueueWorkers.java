@@ -149,17 +149,20 @@ final class QueueWorkers {
 			QueueScripts.Taken taken = next;
 			next = null;
 			if (taken == null) {
+				String owner = newOwner();
 				try {
-					taken = await(this.scripts.take(this.keys, newOwner(), this.settings));
+					taken = await(this.scripts.take(this.keys, owner, this.settings));
 					if (this.redisFailing) {
 						this.redisFailing = false;
 						logger.info("Queue '{}' reaches Redis again; its workers take tasks", this.keys.queue());
 					}
 				}
 				catch (InterruptedException ex) {
+					untake(owner);
 					continue;
 				}
 				catch (ExecutionException | TimeoutException ex) {
+					untake(owner);
 					if (!this.redisFailing) {
 						this.redisFailing = true;
 						logger.warn("Queue '{}' cannot take tasks, Redis failed: {}; trying again every {}", this.keys.queue(),
@@ -183,6 +186,21 @@ final class QueueWorkers {
 				next = run(task);
 			}
 		}
+	}
+
+	/**
+	 * A take by {@code owner} got no reply, but may have reached Redis (or may yet, from the
+	 * client's queue): undo it, on the same connection after it, so that its task goes back at
+	 * once, its attempt not counted, rather than wait out a lease nobody renews. Not awaited; if
+	 * Redis cannot be reached, the lease runs out as before.
+	 */
+	private void untake(String owner) {
+		this.scripts.untake(this.keys, owner).whenComplete((id, error) -> {
+			if (id != null) {
+				logger.info("Task {} of queue '{}' was taken but its worker never heard: given back, its attempt not counted",
+						id, this.keys.queue());
+			}
+		});
 	}
 
 	private String newOwner() {
@@ -269,9 +287,10 @@ final class QueueWorkers {
 	 * finish alone is sent again as {@link #end} does.
 	 */
 	private QueueScripts.@Nullable Taken finish(QueueScripts.Started task, Duration ran) {
+		String nextOwner = this.stopping ? null : newOwner();
 		try {
 			QueueScripts.Finished finished = await(this.scripts.finishAndTake(this.keys, task.id(), task.owner(),
-					this.settings.deduplicationWindow(), this.stopping ? null : newOwner(), this.settings));
+					this.settings.deduplicationWindow(), nextOwner, this.settings));
 			if (!finished.ended()) {
 				logger.warn("Task {} of queue '{}' ended (done) after its lease ran out: it may have run again elsewhere",
 						task.id(), this.keys.queue());
@@ -283,8 +302,11 @@ final class QueueWorkers {
 			return finished.next();
 		}
 		catch (InterruptedException | ExecutionException | TimeoutException ex) {
-			// the reply is lost or Redis failed: send the finish again, without taking (a lost reply may have taken one,
-			// which then runs again after its lease)
+			// the reply is lost or Redis failed: a lost reply may have taken a task, which goes back; the finish
+			// alone is sent again
+			if (nextOwner != null) {
+				untake(nextOwner);
+			}
 			end(task, "done", ran, () -> this.scripts.finish(this.keys, task.id(), task.owner(),
 					this.settings.deduplicationWindow()));
 			return null;

@@ -28,8 +28,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * The queue scripts driven at random against a real Redis: submits (some with a deduplication id
  * seen before), takes by ever new owners with leases that run out at once or not, finishes,
- * failures with and without backoff, releases, renewals and redrives, some by owners whose lease is
- * gone. After every step the queue's keys are read back and checked against its invariants:
+ * failures with and without backoff, releases, takes undone (their reply lost), renewals and
+ * redrives, some by owners whose lease is gone. After every step the queue's keys are read back and checked against its invariants:
  * <ul>
  * <li>a group with tasks is in exactly one of: waiting for a worker (once), waiting for a retry,
  * running; a group without tasks is in none;</li>
@@ -175,6 +175,21 @@ class QueueProtocolRandomTests {
 			assertThat(result != 0).as("a failure counts only for the current owner").isEqualTo(current);
 			this.held.remove(id);
 			return "fail " + id + " by " + owner + " backoff " + backoff;
+		}
+		if (dice < 88) {
+			// the take's reply was lost: its worker undoes it; an owner that took nothing undoes nothing
+			String taskKey = this.keys.base() + ":t:" + id;
+			Object attemptBefore = this.template.opsForHash().get(taskKey, "attempt");
+			String nobody = "o" + (++this.owners);
+			assertThat(get(this.scripts.untake(this.keys, nobody))).as("an owner that took nothing").isNull();
+			String undone = get(this.scripts.untake(this.keys, owner));
+			assertThat(undone).as("an untake counts only for the current owner").isEqualTo(current ? id : null);
+			if (current) {
+				assertThat(Integer.parseInt((String) this.template.opsForHash().get(taskKey, "attempt")))
+					.as("the attempt of a take undone is not counted").isEqualTo(Integer.parseInt((String) attemptBefore) - 1);
+			}
+			this.held.remove(id);
+			return "untake " + id + " by " + owner;
 		}
 		if (dice < 90) {
 			long result = get(this.scripts.release(this.keys, id, owner, "given back"));

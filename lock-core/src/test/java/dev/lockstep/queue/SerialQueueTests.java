@@ -22,11 +22,15 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import tools.jackson.databind.json.JsonMapper;
 
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
 import dev.lockstep.LockListener;
 import dev.lockstep.QueueStats;
 import dev.lockstep.SerialQueueException;
 import dev.lockstep.SerialTask;
 import dev.lockstep.lock.RedisFixture;
+import dev.lockstep.testing.FaultProxy;
+import dev.lockstep.testing.TestRedis;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -239,6 +243,42 @@ class SerialQueueTests {
 		await().atMost(WAIT).until(() -> ran.size() == 5 && queue.stats(QUEUE).equals(new QueueStats(0, 0, 0, 0)));
 		assertThat(ran).containsExactlyInAnyOrder(0, 1, 2, 3, 4);
 		assertThat(calls).as("the listener was called, and threw, at each start and end").hasValue(10);
+	}
+
+	@Test
+	void aTakeWhoseReplyIsLostGivesItsTaskBackWithoutCountingTheAttempt() throws Exception {
+		// replies from Redis to the worker arrive after its command timeout: each take runs in Redis,
+		// its worker never hears of it; with one attempt allowed, a task so taken and left to its lease
+		// would go to the dead letters without ever running
+		FaultProxy proxy = FaultProxy.start(TestRedis.standalone().host(), TestRedis.standalone().port());
+		LettuceConnectionFactory throughProxy = dev.lockstep.lock.RedisConnections.standalone(proxy.host(), proxy.port());
+		List<Integer> ran = new CopyOnWriteArrayList<>();
+		RedisSerialQueue submitter = instance("submitter", 1, null, (q) -> {
+		});
+		RedisSerialQueue worker = new RedisSerialQueue(throughProxy, JSON);
+		try {
+			worker.setKeyPrefix(this.redis.prefix());
+			worker.setInstanceId("worker");
+			worker.setCommandTimeout(Duration.ofMillis(300));
+			worker.setDefaults(new QueueSettings(Duration.ofSeconds(2), 1, Duration.ofMillis(100), Duration.ofMinutes(1)));
+			worker.listen(QUEUE, 1, items((task, item) -> ran.add(item.sequence())), "test handler worker");
+			proxy.latency(Duration.ZERO, Duration.ofMillis(1500));
+			worker.start();
+			String id = submitter.submit(QUEUE, "g", new Item("g", 1, 0));
+			// several takes time out meanwhile, each undone after it; then the replies come in time again
+			Thread.sleep(4000);
+			assertThat(ran).as("no take was heard of").isEmpty();
+			proxy.latency(Duration.ZERO, Duration.ZERO);
+			await().atMost(WAIT).until(() -> ran.size() == 1);
+			await().atMost(WAIT).until(() -> submitter.task(QUEUE, id).orElseThrow().state() == SerialTask.State.DONE);
+			assertThat(submitter.task(QUEUE, id).orElseThrow().attempt()).as("attempts counted").isEqualTo(1);
+			assertThat(submitter.deadLetters(QUEUE, 10)).isEmpty();
+		}
+		finally {
+			worker.stop();
+			throughProxy.destroy();
+			proxy.close();
+		}
 	}
 
 	@Test
