@@ -24,11 +24,7 @@ public final class IsolatedListener implements LockListener {
 
 	private static final Logger logger = LoggerFactory.getLogger(IsolatedListener.class);
 
-	private static final Executor EVENTS = Executors.newSingleThreadExecutor((task) -> {
-		Thread thread = new Thread(task, "lockstep-events");
-		thread.setDaemon(true);
-		return thread;
-	});
+	private static final Executor EVENTS = Executors.newSingleThreadExecutor(DaemonThreads.named("lockstep-events"));
 
 	private final LockListener listener;
 

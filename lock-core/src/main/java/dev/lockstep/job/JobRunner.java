@@ -26,6 +26,7 @@ import dev.lockstep.JobFiring;
 import dev.lockstep.JobGuardExecutor.Body;
 import dev.lockstep.LockListener;
 import dev.lockstep.LockLostEvent;
+import dev.lockstep.internal.DaemonThreads;
 import dev.lockstep.internal.DurationText;
 import dev.lockstep.internal.InFlightWork;
 
@@ -72,9 +73,9 @@ final class JobRunner {
 	private final String nonce = Long.toString(ThreadLocalRandom.current().nextLong(36L * 36 * 36 * 36), 36);
 
 	private final ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1,
-			(task) -> daemon(task, "lockstep-job-guard"));
+			DaemonThreads.named("lockstep-job-guard"));
 
-	private final ExecutorService takeovers = Executors.newSingleThreadExecutor((task) -> daemon(task, "lockstep-job-takeover"));
+	private final ExecutorService takeovers = Executors.newSingleThreadExecutor(DaemonThreads.named("lockstep-job-takeover"));
 
 	private final ObservationRegistry observations;
 
@@ -107,10 +108,10 @@ final class JobRunner {
 				recordUnrecordedSkip(job);
 				this.scripts.member(keys(job), this.instanceId, true, RETENTION_MILLIS, livenessMillis(), horizonMillis())
 					.whenComplete((done, error) -> {
-					if (error != null) {
-						logger.debug("Could not announce instance for job '{}'", job.name(), error);
-					}
-				});
+						if (error != null) {
+							logger.debug("Could not announce instance for job '{}'", job.name(), error);
+						}
+					});
 			}
 		}, 0, MEMBERSHIP_INTERVAL.toMillis(), TimeUnit.MILLISECONDS);
 	}
@@ -385,12 +386,6 @@ final class JobRunner {
 
 	private JobKeys keys(GuardedJob job) {
 		return JobKeys.of(this.keyPrefix, job.name());
-	}
-
-	private static Thread daemon(Runnable task, String name) {
-		Thread thread = new Thread(task, name);
-		thread.setDaemon(true);
-		return thread;
 	}
 
 	/** A firing skipped while Redis could not be reached. */

@@ -22,6 +22,7 @@ import dev.lockstep.LockHandle;
 import dev.lockstep.LockListener;
 import dev.lockstep.LockLostEvent;
 import dev.lockstep.LockUnavailableException;
+import dev.lockstep.internal.DaemonThreads;
 import dev.lockstep.internal.DurationText;
 import dev.lockstep.lock.LockWaiters.Waiter;
 import dev.lockstep.redis.RedisScripts;
@@ -90,11 +91,7 @@ final class LockEngine {
 		this.watchdog = new LeaseWatchdog(this.scripts, this::lost, this::renewedLate, commandTimeout);
 		this.replies = new RedisReplies(commandTimeout);
 		this.releases = new PendingReleases(this.scripts, commandTimeout);
-		this.timer = Executors.newSingleThreadScheduledExecutor((task) -> {
-			Thread thread = new Thread(task, "lockstep-timer");
-			thread.setDaemon(true);
-			return thread;
-		});
+		this.timer = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("lockstep-timer"));
 		this.wakeUps = new WakeUpChannel(connectionFactory, keyPrefix + "wake:" + instance, this.waiters, commandTimeout);
 		long interval = heartbeatInterval.toNanos();
 		this.timer.scheduleWithFixedDelay(this::tick, interval, interval, TimeUnit.NANOSECONDS);

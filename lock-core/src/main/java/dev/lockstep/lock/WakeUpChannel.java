@@ -11,6 +11,8 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.listener.ChannelTopic;
 import org.springframework.data.redis.listener.RedisMessageListenerContainer;
 
+import dev.lockstep.internal.DaemonThreads;
+
 /**
  * This instance's one subscription, to its own wake-up channel: every lock hands over to this
  * instance's waiters through it. Messages are delivered on the connection's thread (they only
@@ -31,9 +33,7 @@ final class WakeUpChannel {
 		this.container.setBeanName("lockstep-wake-ups");
 		this.container.addMessageListener(listener, new ChannelTopic(channel));
 		this.container.afterPropertiesSet();
-		Thread subscriber = new Thread(this::subscribe, "lockstep-wake-up-subscriber");
-		subscriber.setDaemon(true);
-		subscriber.start();
+		DaemonThreads.start("lockstep-wake-up-subscriber", this::subscribe);
 		awaitListening(startWait);
 	}
 

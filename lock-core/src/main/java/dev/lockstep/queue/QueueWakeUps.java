@@ -11,6 +11,8 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.listener.ChannelTopic;
 import org.springframework.data.redis.listener.RedisMessageListenerContainer;
 
+import dev.lockstep.internal.DaemonThreads;
+
 /**
  * This instance's subscription to the wake-up channels of the queues it listens to: a message says
  * that a group's next task may start, and wakes one idle worker of that queue. While Redis cannot be
@@ -45,7 +47,7 @@ final class QueueWakeUps {
 	}
 
 	private void subscribe(Duration wait) {
-		Thread subscriber = new Thread(() -> {
+		DaemonThreads.start("lockstep-queue-wake-up-subscriber", () -> {
 			try {
 				this.container.start();
 			}
@@ -53,9 +55,7 @@ final class QueueWakeUps {
 				logger.warn("Lockstep queue wake-ups are not subscribed; idle workers look every {}: {}",
 						QueueWorkers.IDLE_LOOK, ex.getMessage());
 			}
-		}, "lockstep-queue-wake-up-subscriber");
-		subscriber.setDaemon(true);
-		subscriber.start();
+		});
 		long deadline = System.nanoTime() + wait.toNanos();
 		while (!this.container.isListening() && System.nanoTime() - deadline < 0) {
 			try {

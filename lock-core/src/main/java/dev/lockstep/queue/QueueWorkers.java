@@ -23,6 +23,7 @@ import org.slf4j.LoggerFactory;
 
 import dev.lockstep.LockListener;
 import dev.lockstep.SerialTask;
+import dev.lockstep.internal.DaemonThreads;
 import dev.lockstep.internal.DurationText;
 
 /**
@@ -109,10 +110,7 @@ final class QueueWorkers {
 		long every = Math.max(1, this.settings.leaseTime().toMillis() / 3);
 		this.renewals = timer.scheduleWithFixedDelay(this::renew, every, every, TimeUnit.MILLISECONDS);
 		for (int i = 0; i < this.concurrency; i++) {
-			Thread thread = new Thread(this::work, "lockstep-queue-" + this.keys.queue() + "-" + (i + 1));
-			thread.setDaemon(true);
-			this.threads.add(thread);
-			thread.start();
+			this.threads.add(DaemonThreads.start("lockstep-queue-" + this.keys.queue() + "-" + (i + 1), this::work));
 		}
 	}
 

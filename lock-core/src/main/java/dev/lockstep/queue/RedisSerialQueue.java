@@ -33,6 +33,7 @@ import dev.lockstep.QueueStats;
 import dev.lockstep.SerialQueue;
 import dev.lockstep.SerialQueueException;
 import dev.lockstep.SerialTask;
+import dev.lockstep.internal.DaemonThreads;
 import dev.lockstep.internal.DurationText;
 import dev.lockstep.internal.NamingRules;
 import dev.lockstep.internal.IsolatedListener;
@@ -279,11 +280,8 @@ public class RedisSerialQueue implements SerialQueue, SmartLifecycle {
 		if (this.running) {
 			return;
 		}
-		ScheduledExecutorService started = Executors.newSingleThreadScheduledExecutor((task) -> {
-			Thread thread = new Thread(task, "lockstep-queue-timer");
-			thread.setDaemon(true);
-			return thread;
-		});
+		ScheduledExecutorService started = Executors.newSingleThreadScheduledExecutor(
+				DaemonThreads.named("lockstep-queue-timer"));
 		this.timer = started;
 		this.scripts.preload(this.commandTimeout);
 		Map<String, Runnable> channels = new HashMap<>();
