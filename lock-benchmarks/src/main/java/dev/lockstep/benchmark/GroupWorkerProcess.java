@@ -54,6 +54,11 @@ final class GroupWorkerProcess implements AutoCloseable {
 		command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
 		command.add("-Xms512m");
 		command.add("-Xmx512m");
+		// e.g. a profiler: BENCHMARK_WORKER_JVM_OPTIONS="-XX:StartFlightRecording=filename=/tmp/worker.jfr"
+		String options = System.getenv("BENCHMARK_WORKER_JVM_OPTIONS");
+		if (options != null && !options.isBlank()) {
+			command.addAll(List.of(options.trim().split("\\s+")));
+		}
 		command.add("-cp");
 		command.add(System.getProperty("java.class.path"));
 		command.add(mainClass.getName());
