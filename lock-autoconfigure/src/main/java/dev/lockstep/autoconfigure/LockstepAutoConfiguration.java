@@ -81,10 +81,11 @@ public final class LockstepAutoConfiguration {
 	@Bean
 	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
 	@ConditionalOnMissingBean
-	static LockAnnotationAdvisor lockAnnotationAdvisor(ObjectProvider<LockService> lockService, Environment environment) {
+	static LockAnnotationAdvisor lockAnnotationAdvisor(ObjectProvider<LockService> lockService,
+			ObjectProvider<SerialGroups> serialGroups, Environment environment) {
 		LockstepProperties properties = Binder.get(environment).bindOrCreate("lockstep", LockstepProperties.class);
-		LockAnnotationAdvisor advisor = new LockAnnotationAdvisor(lockService, properties.getLock().getWaitTime(),
-				properties.getSerialGroup().getWaitTime());
+		LockAnnotationAdvisor advisor = new LockAnnotationAdvisor(lockService, serialGroups,
+				properties.getLock().getWaitTime(), properties.getSerialGroup().getWaitTime());
 		advisor.setOrder(properties.getAdvisorOrder());
 		return advisor;
 	}

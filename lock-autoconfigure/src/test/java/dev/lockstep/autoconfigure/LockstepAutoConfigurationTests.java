@@ -38,8 +38,10 @@ import dev.lockstep.LockLostEvent;
 import dev.lockstep.LockService;
 import dev.lockstep.SerialGroups;
 import dev.lockstep.annotation.DistributedLock;
+import dev.lockstep.annotation.SerialGroup;
 import dev.lockstep.aop.LockAnnotationAdvisor;
 import dev.lockstep.autoconfigure.metrics.LockstepMetricsAutoConfiguration;
+import dev.lockstep.group.LockServiceSerialGroups;
 import dev.lockstep.lock.RedisLockService;
 import dev.lockstep.testing.RedisCluster;
 import dev.lockstep.testing.TestRedis;
@@ -143,6 +145,29 @@ class LockstepAutoConfigurationTests {
 			assertThat(ledger.post("acct-7")).as("the token LockContext shows inside the method").isEqualTo(101L);
 			assertThat(ledger.post("acct-7")).isEqualTo(102L);
 			assertThat(LockContext.current()).as("outside the method").isEmpty();
+		});
+	}
+
+	@Test
+	void serialGroupMethodsGoThroughTheApplicationsOwnSerialGroups() {
+		this.runner.withUserConfiguration(InProcessLocking.class, RecordedGroups.class).run((context) -> {
+			RecordingSerialGroups groups = context.getBean(RecordingSerialGroups.class);
+			Dispatch dispatch = context.getBean(Dispatch.class);
+			assertThat(dispatch.ship("c-1")).as("the key LockContext shows inside the method")
+				.isEqualTo(SerialGroups.LOCK_KEY_PREFIX + "Dispatch.ship:c-1");
+			assertThat(dispatch.shipBriefly("c-1")).isEqualTo(SerialGroups.LOCK_KEY_PREFIX + "Dispatch.shipBriefly:c-1");
+			assertThat(groups.turns).containsExactly("Dispatch.ship:c-1 renewed", "Dispatch.shipBriefly:c-1 for 10s");
+
+			// the group's turn held elsewhere: the call fails in the method's and the groups' words
+			try (LockHandle held = groups.awaitTurn("Dispatch.shipNow:c-2", Duration.ZERO)) {
+				assertThat(org.assertj.core.api.Assertions.catchThrowable(() -> dispatch.shipNow("c-2")))
+					.isInstanceOf(dev.lockstep.LockNotAcquiredException.class)
+					.hasMessageStartingWith("@SerialGroup on LockstepAutoConfigurationTests.Dispatch.shipNow(String): Serial group 'Dispatch.shipNow:c-2' "
+							+ "did not reach this call's turn within 0s")
+					.hasMessageEndingWith("; the method was not run");
+			}
+			assertThat(dispatch.shipNow("c-2")).as("the turn is free once closed")
+				.isEqualTo(SerialGroups.LOCK_KEY_PREFIX + "Dispatch.shipNow:c-2");
 		});
 	}
 
@@ -367,13 +392,8 @@ class LockstepAutoConfigurationTests {
 		}
 
 		@Bean
-		SerialGroups ownSerialGroups() {
-			return new SerialGroups() {
-				@Override
-				public <T> T call(String group, Duration waitTime, java.util.concurrent.Callable<T> action) throws Exception {
-					return action.call();
-				}
-			};
+		SerialGroups ownSerialGroups(RedisLockService ownLockService) {
+			return new LockServiceSerialGroups(ownLockService);
 		}
 
 		@Bean
@@ -397,6 +417,65 @@ class LockstepAutoConfigurationTests {
 		@Bean
 		Ledger ledger() {
 			return new Ledger();
+		}
+
+	}
+
+	/** Serial groups of the application's own, on its own lock service, that note each turn asked for. */
+	@Configuration(proxyBeanMethods = false)
+	static class RecordedGroups {
+
+		@Bean
+		RecordingSerialGroups recordingSerialGroups(LockService lockService) {
+			return new RecordingSerialGroups(new LockServiceSerialGroups(lockService));
+		}
+
+		@Bean
+		Dispatch dispatch() {
+			return new Dispatch();
+		}
+
+	}
+
+	static final class RecordingSerialGroups implements SerialGroups {
+
+		final List<String> turns = new CopyOnWriteArrayList<>();
+
+		private final SerialGroups delegate;
+
+		RecordingSerialGroups(SerialGroups delegate) {
+			this.delegate = delegate;
+		}
+
+		@Override
+		public LockHandle awaitTurn(String group, Duration waitTime) {
+			this.turns.add(group + " renewed");
+			return this.delegate.awaitTurn(group, waitTime);
+		}
+
+		@Override
+		public LockHandle awaitTurn(String group, Duration waitTime, Duration leaseTime) {
+			this.turns.add(group + " for " + leaseTime.toSeconds() + "s");
+			return this.delegate.awaitTurn(group, waitTime, leaseTime);
+		}
+
+	}
+
+	static class Dispatch {
+
+		@SerialGroup(key = "#customer")
+		public String ship(String customer) {
+			return LockContext.current().map(LockHandle::key).orElse("not in a turn");
+		}
+
+		@SerialGroup(key = "#customer", leaseTime = "10s")
+		public String shipBriefly(String customer) {
+			return LockContext.current().map(LockHandle::key).orElse("not in a turn");
+		}
+
+		@SerialGroup(key = "#customer", waitTime = "0s")
+		public String shipNow(String customer) {
+			return LockContext.current().map(LockHandle::key).orElse("not in a turn");
 		}
 
 	}

@@ -1,7 +1,9 @@
 package dev.lockstep.aop;
 
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.function.Supplier;
 
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
@@ -15,8 +17,7 @@ import org.springframework.beans.factory.ObjectProvider;
 import dev.lockstep.LockHandle;
 import dev.lockstep.LockNotAcquiredException;
 import dev.lockstep.LockService;
-import dev.lockstep.group.LockServiceSerialGroups;
-import dev.lockstep.internal.DurationText;
+import dev.lockstep.SerialGroups;
 import dev.lockstep.internal.NotAcquired;
 import dev.lockstep.lock.ThreadLocks;
 
@@ -30,15 +31,19 @@ final class LockInterceptor implements MethodInterceptor {
 
 	private final AnnotatedMethods<LockedMethod> methods;
 
-	private final ObjectProvider<LockService> lockService;
+	private final Supplier<LockService> lockService;
+
+	private final Supplier<SerialGroups> serialGroups;
 
 	private volatile @Nullable ObjectProvider<ObservationRegistry> observationProvider;
 
 	private volatile @Nullable ObservationRegistry observations;
 
-	LockInterceptor(AnnotatedMethods<LockedMethod> methods, ObjectProvider<LockService> lockService) {
+	LockInterceptor(AnnotatedMethods<LockedMethod> methods, Supplier<LockService> lockService,
+			Supplier<SerialGroups> serialGroups) {
 		this.methods = methods;
 		this.lockService = lockService;
+		this.serialGroups = serialGroups;
 	}
 
 	/** Where to find the application's {@link ObservationRegistry}, if it has one; resolved on first call. */
@@ -179,25 +184,38 @@ final class LockInterceptor implements MethodInterceptor {
 		}
 	}
 
+	/**
+	 * A lock through the lock service, a group's turn through the serial groups; either way, a call
+	 * that was not let in fails with the service's words after the method's own.
+	 */
 	private LockHandle acquire(LockedMethod method, String target) {
-		LockService locks = this.lockService.getObject();
-		String key = method.lockKey(target);
+		Duration wait = method.waitTime();
+		Duration lease = method.leaseTime();
 		try {
-			if (method.leaseTime() == null) {
-				return locks.acquire(key, method.waitTime());
+			if (method.group()) {
+				SerialGroups groups = this.serialGroups.get();
+				return (lease != null) ? groups.awaitTurn(target, wait, lease) : groups.awaitTurn(target, wait);
 			}
-			return locks.tryAcquire(key, method.waitTime(), method.leaseTime())
-				.orElseThrow(() -> new LockNotAcquiredException(notAcquired(method, target)));
+			LockService locks = this.lockService.get();
+			if (lease == null) {
+				return locks.acquire(target, wait);
+			}
+			return locks.tryAcquire(target, wait, lease)
+				.orElseThrow(() -> new LockNotAcquiredException(NotAcquired.lockStillHeld(target, wait)));
 		}
 		catch (LockNotAcquiredException ex) {
-			throw NotAcquired.reworded(ex, () -> notAcquired(method, target));
+			throw NotAcquired.reworded(ex, () -> method.source() + ": " + notAcquired(ex, method, target)
+					+ "; the method was not run");
 		}
 	}
 
-	private static String notAcquired(LockedMethod method, String target) {
-		String detail = method.group() ? LockServiceSerialGroups.notYourTurn(target, method.waitTime())
-				: "lock '" + target + "' is still held elsewhere after waiting " + DurationText.of(method.waitTime());
-		return method.source() + ": " + detail + "; the method was not run";
+	private static String notAcquired(LockNotAcquiredException ex, LockedMethod method, String target) {
+		String said = ex.getMessage();
+		if (said != null && !said.isBlank()) {
+			return said;
+		}
+		return method.group() ? NotAcquired.notYourTurn(target, method.waitTime())
+				: NotAcquired.lockStillHeld(target, method.waitTime());
 	}
 
 }

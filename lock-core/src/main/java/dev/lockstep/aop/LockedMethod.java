@@ -5,13 +5,12 @@ import java.util.concurrent.CompletionStage;
 
 import org.jspecify.annotations.Nullable;
 
-import dev.lockstep.SerialGroups;
 import dev.lockstep.spel.KeyExpression;
 
 /**
  * What an annotated method asks for, resolved and checked once per method.
  * @param source "@DistributedLock on OrderService.place(String)", for messages
- * @param name the lock's or group's name as the annotation gives it (no group prefix): a low-cardinality tag
+ * @param name the lock's or group's name as the annotation gives it: a low-cardinality tag
  * @param key the parsed key expression
  * @param waitTime how long a call waits for the lock
  * @param leaseTime the fixed lease, or null for a watchdog lease
@@ -21,14 +20,12 @@ import dev.lockstep.spel.KeyExpression;
 record LockedMethod(String source, String name, KeyExpression key, Duration waitTime,
 		@Nullable Duration leaseTime, boolean group, Class<?> returnType) {
 
-	/** The lock or group this call is for, as the application knows it: {@code name:key}. */
+	/**
+	 * The lock or group this call is for, as the application knows it: {@code name:key}, the
+	 * {@link dev.lockstep.LockService} key of a lock, the {@link dev.lockstep.SerialGroups} group of a group.
+	 */
 	String target(@Nullable Object[] arguments) {
 		return this.name + ":" + this.key.evaluate(arguments);
-	}
-
-	/** The {@link dev.lockstep.LockService} key of {@code target}: groups are locks under their own prefix. */
-	String lockKey(String target) {
-		return this.group ? SerialGroups.LOCK_KEY_PREFIX + target : target;
 	}
 
 	boolean mayCompleteLater() {

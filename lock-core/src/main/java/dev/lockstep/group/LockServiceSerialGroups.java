@@ -1,7 +1,6 @@
 package dev.lockstep.group;
 
 import java.time.Duration;
-import java.util.concurrent.Callable;
 
 import org.springframework.util.Assert;
 
@@ -9,7 +8,6 @@ import dev.lockstep.LockHandle;
 import dev.lockstep.LockNotAcquiredException;
 import dev.lockstep.LockService;
 import dev.lockstep.SerialGroups;
-import dev.lockstep.internal.DurationText;
 import dev.lockstep.internal.NotAcquired;
 
 /**
@@ -27,24 +25,26 @@ public final class LockServiceSerialGroups implements SerialGroups {
 	}
 
 	@Override
-	public <T> T call(String group, Duration waitTime, Callable<T> action) throws Exception {
+	public LockHandle awaitTurn(String group, Duration waitTime) {
 		Assert.hasText(group, "Group must not be blank");
-		LockHandle turn;
 		try {
-			turn = this.lockService.acquire(LOCK_KEY_PREFIX + group, waitTime);
+			return this.lockService.acquire(LOCK_KEY_PREFIX + group, waitTime);
 		}
 		catch (LockNotAcquiredException ex) {
-			throw NotAcquired.reworded(ex, () -> notYourTurn(group, waitTime));
-		}
-		try (turn) {
-			return action.call();
+			throw NotAcquired.reworded(ex, () -> NotAcquired.notYourTurn(group, waitTime));
 		}
 	}
 
-	/** The message of a call whose turn did not come in time. */
-	public static String notYourTurn(String group, Duration waitTime) {
-		return "Serial group '" + group + "' did not reach this call's turn within "
-				+ DurationText.of(waitTime);
+	@Override
+	public LockHandle awaitTurn(String group, Duration waitTime, Duration leaseTime) {
+		Assert.hasText(group, "Group must not be blank");
+		try {
+			return this.lockService.tryAcquire(LOCK_KEY_PREFIX + group, waitTime, leaseTime)
+				.orElseThrow(() -> new LockNotAcquiredException(NotAcquired.notYourTurn(group, waitTime)));
+		}
+		catch (LockNotAcquiredException ex) {
+			throw NotAcquired.reworded(ex, () -> NotAcquired.notYourTurn(group, waitTime));
+		}
 	}
 
 }

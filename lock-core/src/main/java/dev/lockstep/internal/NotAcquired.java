@@ -1,14 +1,15 @@
 package dev.lockstep.internal;
 
+import java.time.Duration;
 import java.util.function.Supplier;
 
 import dev.lockstep.LockNotAcquiredException;
 
 /**
- * The one policy for a lock, group or job turn that was not acquired: an interrupted wait passes
- * unchanged (its cause is the {@link InterruptedException}, and the interrupt flag is set again),
- * any other failure to acquire is said again in the caller's own words, with the original as the
- * cause. Internal to Lockstep.
+ * The one policy for a lock or group turn that was not acquired, and its words: an interrupted
+ * wait passes unchanged (its cause is the {@link InterruptedException}, and the interrupt flag is
+ * set again), any other failure to acquire is said again in the caller's own words, with the
+ * original as the cause. Internal to Lockstep.
  */
 public final class NotAcquired {
 
@@ -21,6 +22,16 @@ public final class NotAcquired {
 			return failure;
 		}
 		return new LockNotAcquiredException(message.get(), failure);
+	}
+
+	/** The message of a lock that stayed held for the whole wait. */
+	public static String lockStillHeld(String key, Duration waitTime) {
+		return "Lock '" + key + "' is still held elsewhere after waiting " + DurationText.of(waitTime);
+	}
+
+	/** The message of a group call whose turn did not come in time. */
+	public static String notYourTurn(String group, Duration waitTime) {
+		return "Serial group '" + group + "' did not reach this call's turn within " + DurationText.of(waitTime);
 	}
 
 }

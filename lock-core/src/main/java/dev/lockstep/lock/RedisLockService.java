@@ -23,6 +23,7 @@ import dev.lockstep.LockUnavailableException;
 import dev.lockstep.internal.DurationText;
 import dev.lockstep.internal.IsolatedListener;
 import dev.lockstep.internal.NamingRules;
+import dev.lockstep.internal.NotAcquired;
 
 /**
  * The {@link LockService} on Redis. One instance per application: it holds one command
@@ -202,7 +203,7 @@ public final class RedisLockService implements LockService, InitializingBean, Sm
 	public LockHandle acquire(String key, Duration waitTime) {
 		LockHandle handle = lock(key, waitTime, null);
 		if (handle == null) {
-			throw new LockNotAcquiredException(notAcquiredMessage(key, waitTime));
+			throw new LockNotAcquiredException(NotAcquired.lockStillHeld(key, waitTime));
 		}
 		return handle;
 	}
@@ -237,10 +238,6 @@ public final class RedisLockService implements LockService, InitializingBean, Sm
 		LockEngine current = this.engine;
 		Assert.state(current != null, "Lock service is not running");
 		return current;
-	}
-
-	static String notAcquiredMessage(String key, Duration waitTime) {
-		return "Lock '" + key + "' is still held elsewhere after waiting " + DurationText.of(waitTime);
 	}
 
 	private static String newInstanceId() {

@@ -155,4 +155,24 @@ class SerialGroupTests {
 		}
 	}
 
+	@Test
+	void aTurnTakenForALeaseEndsWhenTheLeaseRunsOutAndTheNextCallGetsIt() throws Exception {
+		SerialGroups first = instance();
+		SerialGroups second = instance();
+		LockHandle leased = first.awaitTurn("export:t2", Duration.ZERO, Duration.ofSeconds(1));
+		assertThatThrownBy(() -> second.awaitTurn("export:t2", Duration.ofMillis(200), Duration.ofSeconds(5)))
+			.isInstanceOf(LockNotAcquiredException.class)
+			.hasMessageContaining("Serial group 'export:t2' did not reach this call's turn within 200ms");
+		long waitFrom = System.nanoTime();
+		try (LockHandle next = second.awaitTurn("export:t2", Duration.ofSeconds(10))) {
+			assertThat(next.isHeld()).isTrue();
+			assertThat(Duration.ofNanos(System.nanoTime() - waitFrom)).as("the next turn comes once the lease has run out")
+				.isLessThan(Duration.ofSeconds(8));
+			assertThat(leased.isHeld()).as("the leased turn, never closed, is over").isFalse();
+			assertThat(next.fencingToken()).isGreaterThan(leased.fencingToken());
+		}
+		leased.close();
+		assertThat(RedisConnections.keys(this.redis, this.prefix)).isEmpty();
+	}
+
 }
