@@ -2,10 +2,6 @@ package dev.lockstep.job;
 
 import java.lang.reflect.Method;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -24,14 +20,14 @@ import dev.lockstep.internal.DurationText;
 
 /**
  * Finds the guarded methods ({@link JobGuard}, or every {@link Scheduled} method when all are
- * guarded) and resolves each once: name, {@code ${...}} placeholders and limits. Two methods
- * with one guard name, or bad limits, fail startup naming the methods.
+ * guarded) and resolves each once: name, {@code ${...}} placeholders and limits, adding it to the
+ * {@link GuardedJobs}. Two methods with one guard name, or bad limits, fail startup naming the methods.
  */
 final class JobDefinitions implements AnnotatedMethods.Resolver<GuardedJob> {
 
 	private static final Logger logger = LoggerFactory.getLogger(JobDefinitions.class);
 
-	private final Map<String, GuardedJob> byName = new ConcurrentHashMap<>();
+	private final GuardedJobs found;
 
 	private final Duration lockAtMostFor;
 
@@ -39,16 +35,11 @@ final class JobDefinitions implements AnnotatedMethods.Resolver<GuardedJob> {
 
 	private final boolean guardAllScheduled;
 
-	JobDefinitions(Duration lockAtMostFor, Duration lockAtLeastFor, boolean guardAllScheduled) {
+	JobDefinitions(GuardedJobs found, Duration lockAtMostFor, Duration lockAtLeastFor, boolean guardAllScheduled) {
+		this.found = found;
 		this.lockAtMostFor = lockAtMostFor;
 		this.lockAtLeastFor = lockAtLeastFor;
 		this.guardAllScheduled = guardAllScheduled;
-	}
-
-	List<GuardedJob> all() {
-		List<GuardedJob> jobs = new ArrayList<>(this.byName.values());
-		jobs.sort((a, b) -> a.name().compareTo(b.name()));
-		return jobs;
 	}
 
 	@Override
@@ -90,12 +81,7 @@ final class JobDefinitions implements AnnotatedMethods.Resolver<GuardedJob> {
 		String zone = (cron != null && StringUtils.hasText(schedule.zone())) ? attributes.resolve(schedule.zone()).trim() : null;
 		GuardedJob job = new GuardedJob(name, description, atMost, atLeast, cron, zone);
 		warnIfPeriodOutrunsLockAtLeastFor(specific, job, attributes);
-		GuardedJob existing = this.byName.putIfAbsent(name, job);
-		if (existing != null && !existing.method().equals(description)) {
-			throw new IllegalStateException("Two jobs use the guard name '" + name + "': " + existing.method() + " and "
-					+ description + "; give one of them another @JobGuard(name = ...)");
-		}
-		return (existing != null) ? existing : job;
+		return this.found.add(job);
 	}
 
 	/** The method's first {@code @Scheduled} with a cron expression, or null. */

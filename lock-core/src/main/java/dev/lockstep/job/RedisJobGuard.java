@@ -44,7 +44,7 @@ public final class RedisJobGuard implements JobGuardExecutor, JobGuardRegistry, 
 
 	private final RedisConnectionFactory connectionFactory;
 
-	private final JobGuardAdvisor advisor;
+	private final GuardedJobs jobs;
 
 	private String keyPrefix = NamingRules.DEFAULT_KEY_PREFIX;
 
@@ -67,11 +67,15 @@ public final class RedisJobGuard implements JobGuardExecutor, JobGuardRegistry, 
 
 	private @Nullable JobRecords records;
 
-	public RedisJobGuard(RedisConnectionFactory connectionFactory, JobGuardAdvisor advisor) {
+	/**
+	 * @param connectionFactory the Redis connection the guard's own client is made from
+	 * @param jobs the jobs to guard, as the {@link JobGuardAdvisor} finds them
+	 */
+	public RedisJobGuard(RedisConnectionFactory connectionFactory, GuardedJobs jobs) {
 		Assert.notNull(connectionFactory, "RedisConnectionFactory must not be null");
-		Assert.notNull(advisor, "JobGuardAdvisor must not be null");
+		Assert.notNull(jobs, "GuardedJobs must not be null");
 		this.connectionFactory = connectionFactory;
-		this.advisor = advisor;
+		this.jobs = jobs;
 	}
 
 	/** Prefix of every Redis key the guard writes; default {@code lockstep:}. */
@@ -122,7 +126,7 @@ public final class RedisJobGuard implements JobGuardExecutor, JobGuardRegistry, 
 
 	@Override
 	public List<GuardedJob> jobs() {
-		return this.advisor.jobs();
+		return this.jobs.all();
 	}
 
 	@Override
@@ -152,8 +156,7 @@ public final class RedisJobGuard implements JobGuardExecutor, JobGuardRegistry, 
 
 	@Override
 	public Optional<JobNextSlot> nextSlot(String job) {
-		return jobs().stream().filter((guarded) -> guarded.name().equals(job)).findFirst()
-			.flatMap((guarded) -> this.records.nextSlot(guarded, JobRunner.livenessMillis()));
+		return this.jobs.find(job).flatMap((guarded) -> this.records.nextSlot(guarded, JobRunner.livenessMillis()));
 	}
 
 	@Override

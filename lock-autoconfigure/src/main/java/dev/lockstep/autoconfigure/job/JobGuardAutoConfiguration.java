@@ -24,6 +24,7 @@ import dev.lockstep.LockListener;
 import dev.lockstep.autoconfigure.LockstepAutoConfiguration;
 import dev.lockstep.autoconfigure.LockstepProperties;
 import dev.lockstep.internal.NamingRules;
+import dev.lockstep.job.GuardedJobs;
 import dev.lockstep.job.JobGuardAdvisor;
 import dev.lockstep.job.RedisJobGuard;
 import dev.lockstep.job.ScheduledFirings;
@@ -39,15 +40,24 @@ import dev.lockstep.job.ScheduledFirings;
 @ConditionalOnBooleanProperty(name = "lockstep.job-guard.enabled", matchIfMissing = true)
 public final class JobGuardAutoConfiguration {
 
+	/** The one list of guarded jobs: the advisor fills it, the guard reads it. */
+	@Bean
+	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+	@ConditionalOnMissingBean
+	static GuardedJobs lockstepGuardedJobs() {
+		return new GuardedJobs();
+	}
+
 	/** Static and bound straight from the environment: advisors are created before most beans. */
 	@Bean
 	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
 	@ConditionalOnMissingBean
-	static JobGuardAdvisor jobGuardAdvisor(ObjectProvider<JobGuardExecutor> jobGuard, Environment environment) {
+	static JobGuardAdvisor jobGuardAdvisor(GuardedJobs jobs, ObjectProvider<JobGuardExecutor> jobGuard,
+			Environment environment) {
 		LockstepProperties.JobGuard properties = Binder.get(environment)
 			.bindOrCreate("lockstep", LockstepProperties.class)
 			.getJobGuard();
-		return new JobGuardAdvisor(jobGuard, properties.getLockAtMostFor(), properties.getLockAtLeastFor(),
+		return new JobGuardAdvisor(jobs, jobGuard, properties.getLockAtMostFor(), properties.getLockAtLeastFor(),
 				properties.isGuardAllScheduled());
 	}
 
@@ -60,9 +70,9 @@ public final class JobGuardAutoConfiguration {
 	@Bean
 	@Fallback
 	@ConditionalOnMissingBean(RedisJobGuard.class)
-	RedisJobGuard jobGuard(RedisConnectionFactory connectionFactory, JobGuardAdvisor advisor, LockstepProperties properties,
+	RedisJobGuard jobGuard(RedisConnectionFactory connectionFactory, GuardedJobs jobs, LockstepProperties properties,
 			ObjectProvider<LockListener> listeners, ObjectProvider<ObservationRegistry> observations, Environment environment) {
-		RedisJobGuard jobGuard = new RedisJobGuard(connectionFactory, advisor);
+		RedisJobGuard jobGuard = new RedisJobGuard(connectionFactory, jobs);
 		LockstepProperties.JobGuard settings = properties.getJobGuard();
 		jobGuard.setKeyPrefix(properties.getKeyPrefix() + scope(settings, environment));
 		jobGuard.setCommandTimeout(properties.getCommandTimeout());

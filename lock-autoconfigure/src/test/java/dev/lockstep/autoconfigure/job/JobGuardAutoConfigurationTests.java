@@ -36,10 +36,14 @@ class JobGuardAutoConfigurationTests {
 
 	@Test
 	void wiresTheGuardTheAdvisorAndTheFiringRecorder() {
-		this.runner.withPropertyValues("lockstep.job-guard.instance-id=node-1").run((context) -> {
+		this.runner.withUserConfiguration(Nightly.class).withPropertyValues("lockstep.job-guard.instance-id=node-1").run((context) -> {
 			assertThat(context).hasSingleBean(RedisJobGuard.class).hasSingleBean(JobGuardAdvisor.class)
-				.hasSingleBean(ScheduledFirings.class);
-			assertThat(context.getBean(JobGuardRegistry.class).instanceId()).isEqualTo("node-1");
+				.hasSingleBean(ScheduledFirings.class).hasSingleBean(dev.lockstep.job.GuardedJobs.class);
+			JobGuardRegistry registry = context.getBean(JobGuardRegistry.class);
+			assertThat(registry.instanceId()).isEqualTo("node-1");
+			assertThat(registry.jobs()).as("the jobs the advisor found, as the guard lists them")
+				.extracting(dev.lockstep.GuardedJob::name).containsExactly("nightly");
+			assertThat(registry.jobs()).isEqualTo(context.getBean(dev.lockstep.job.GuardedJobs.class).all());
 		});
 	}
 
@@ -236,8 +240,8 @@ class JobGuardAutoConfigurationTests {
 
 		@Bean
 		RedisJobGuard ownGuard(org.springframework.data.redis.connection.RedisConnectionFactory connectionFactory,
-				JobGuardAdvisor advisor) {
-			return new RedisJobGuard(connectionFactory, advisor);
+				dev.lockstep.job.GuardedJobs jobs) {
+			return new RedisJobGuard(connectionFactory, jobs);
 		}
 
 	}
