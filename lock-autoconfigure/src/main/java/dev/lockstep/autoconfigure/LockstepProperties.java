@@ -9,6 +9,7 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 import dev.lockstep.aop.LockAnnotationAdvisor;
+import dev.lockstep.internal.DurationRules;
 import dev.lockstep.internal.NamingRules;
 import dev.lockstep.queue.QueueSettings;
 
@@ -83,7 +84,7 @@ public class LockstepProperties {
 	}
 
 	public void setCommandTimeout(Duration commandTimeout) {
-		this.commandTimeout = atLeast("lockstep.command-timeout", commandTimeout, Duration.ofMillis(1));
+		this.commandTimeout = DurationRules.positive("lockstep.command-timeout", commandTimeout);
 	}
 
 	public Duration getHeartbeatInterval() {
@@ -91,7 +92,8 @@ public class LockstepProperties {
 	}
 
 	public void setHeartbeatInterval(Duration heartbeatInterval) {
-		this.heartbeatInterval = atLeast("lockstep.heartbeat-interval", heartbeatInterval, Duration.ofMillis(10));
+		this.heartbeatInterval = DurationRules.atLeast("lockstep.heartbeat-interval", heartbeatInterval,
+				DurationRules.SHORTEST_HEARTBEAT);
 	}
 
 	public Lock getLock() {
@@ -108,13 +110,6 @@ public class LockstepProperties {
 
 	public Queue getQueue() {
 		return this.queue;
-	}
-
-	static Duration atLeast(String property, Duration value, Duration minimum) {
-		if (value.compareTo(minimum) < 0) {
-			throw new IllegalArgumentException(property + " must be at least " + minimum.toMillis() + "ms, was " + value.toMillis() + "ms");
-		}
-		return value;
 	}
 
 	/**
@@ -163,7 +158,7 @@ public class LockstepProperties {
 		}
 
 		public void setShutdownTimeout(Duration shutdownTimeout) {
-			this.shutdownTimeout = atLeast("lockstep.lock.shutdown-timeout", shutdownTimeout, Duration.ZERO);
+			this.shutdownTimeout = DurationRules.notNegative("lockstep.lock.shutdown-timeout", shutdownTimeout);
 		}
 
 		public Duration getWaitTime() {
@@ -171,7 +166,7 @@ public class LockstepProperties {
 		}
 
 		public void setWaitTime(Duration waitTime) {
-			this.waitTime = atLeast("lockstep.lock.wait-time", waitTime, Duration.ZERO);
+			this.waitTime = DurationRules.notNegative("lockstep.lock.wait-time", waitTime);
 		}
 
 		public Duration getLeaseTime() {
@@ -179,7 +174,7 @@ public class LockstepProperties {
 		}
 
 		public void setLeaseTime(Duration leaseTime) {
-			this.leaseTime = atLeast("lockstep.lock.lease-time", leaseTime, Duration.ofSeconds(1));
+			this.leaseTime = DurationRules.renewedLease("lockstep.lock.lease-time", leaseTime);
 		}
 
 	}
@@ -199,7 +194,7 @@ public class LockstepProperties {
 		}
 
 		public void setWaitTime(Duration waitTime) {
-			this.waitTime = atLeast("lockstep.serial-group.wait-time", waitTime, Duration.ZERO);
+			this.waitTime = DurationRules.notNegative("lockstep.serial-group.wait-time", waitTime);
 		}
 
 	}
@@ -269,7 +264,7 @@ public class LockstepProperties {
 		}
 
 		public void setLockAtMostFor(Duration lockAtMostFor) {
-			this.lockAtMostFor = atLeast("lockstep.job-guard.lock-at-most-for", lockAtMostFor, Duration.ofSeconds(1));
+			this.lockAtMostFor = DurationRules.renewedLease("lockstep.job-guard.lock-at-most-for", lockAtMostFor);
 		}
 
 		public Duration getLockAtLeastFor() {
@@ -277,7 +272,7 @@ public class LockstepProperties {
 		}
 
 		public void setLockAtLeastFor(Duration lockAtLeastFor) {
-			this.lockAtLeastFor = atLeast("lockstep.job-guard.lock-at-least-for", lockAtLeastFor, Duration.ZERO);
+			this.lockAtLeastFor = DurationRules.notNegative("lockstep.job-guard.lock-at-least-for", lockAtLeastFor);
 		}
 
 		public boolean isGuardAllScheduled() {
@@ -293,7 +288,7 @@ public class LockstepProperties {
 		}
 
 		public void setSkewTolerance(Duration skewTolerance) {
-			this.skewTolerance = atLeast("lockstep.job-guard.skew-tolerance", skewTolerance, Duration.ZERO);
+			this.skewTolerance = DurationRules.notNegative("lockstep.job-guard.skew-tolerance", skewTolerance);
 		}
 
 		public Duration getShutdownTimeout() {
@@ -301,7 +296,7 @@ public class LockstepProperties {
 		}
 
 		public void setShutdownTimeout(Duration shutdownTimeout) {
-			this.shutdownTimeout = atLeast("lockstep.job-guard.shutdown-timeout", shutdownTimeout, Duration.ZERO);
+			this.shutdownTimeout = DurationRules.notNegative("lockstep.job-guard.shutdown-timeout", shutdownTimeout);
 		}
 
 		public @Nullable String getInstanceId() {
@@ -381,7 +376,7 @@ public class LockstepProperties {
 		}
 
 		public void setLeaseTime(Duration leaseTime) {
-			this.leaseTime = atLeast("lockstep.queue.lease-time", leaseTime, Duration.ofSeconds(1));
+			this.leaseTime = DurationRules.renewedLease("lockstep.queue.lease-time", leaseTime);
 		}
 
 		public int getMaxAttempts() {
@@ -397,7 +392,7 @@ public class LockstepProperties {
 		}
 
 		public void setRetryBackoff(Duration retryBackoff) {
-			this.retryBackoff = atLeast("lockstep.queue.retry-backoff", retryBackoff, Duration.ZERO);
+			this.retryBackoff = DurationRules.notNegative("lockstep.queue.retry-backoff", retryBackoff);
 		}
 
 		public Duration getDeduplicationWindow() {
@@ -405,8 +400,8 @@ public class LockstepProperties {
 		}
 
 		public void setDeduplicationWindow(Duration deduplicationWindow) {
-			this.deduplicationWindow = atLeast("lockstep.queue.deduplication-window", deduplicationWindow,
-					Duration.ofSeconds(1));
+			this.deduplicationWindow = DurationRules.atLeast("lockstep.queue.deduplication-window", deduplicationWindow,
+					DurationRules.SHORTEST_DEDUPLICATION_WINDOW);
 		}
 
 		public Duration getShutdownTimeout() {
@@ -414,7 +409,7 @@ public class LockstepProperties {
 		}
 
 		public void setShutdownTimeout(Duration shutdownTimeout) {
-			this.shutdownTimeout = atLeast("lockstep.queue.shutdown-timeout", shutdownTimeout, Duration.ZERO);
+			this.shutdownTimeout = DurationRules.notNegative("lockstep.queue.shutdown-timeout", shutdownTimeout);
 		}
 
 		public Map<String, QueueOverrides> getQueues() {
@@ -433,13 +428,14 @@ public class LockstepProperties {
 			}
 			String at = "lockstep.queue.queues." + queue + ".";
 			return new QueueSettings(
-					(own.getLeaseTime() != null) ? atLeast(at + "lease-time", own.getLeaseTime(), Duration.ofSeconds(1))
+					(own.getLeaseTime() != null) ? DurationRules.renewedLease(at + "lease-time", own.getLeaseTime())
 							: this.leaseTime,
 					(own.getMaxAttempts() != null) ? atLeastOne(at + "max-attempts", own.getMaxAttempts()) : this.maxAttempts,
-					(own.getRetryBackoff() != null) ? atLeast(at + "retry-backoff", own.getRetryBackoff(), Duration.ZERO)
+					(own.getRetryBackoff() != null) ? DurationRules.notNegative(at + "retry-backoff", own.getRetryBackoff())
 							: this.retryBackoff,
 					(own.getDeduplicationWindow() != null)
-							? atLeast(at + "deduplication-window", own.getDeduplicationWindow(), Duration.ofSeconds(1))
+							? DurationRules.atLeast(at + "deduplication-window", own.getDeduplicationWindow(),
+									DurationRules.SHORTEST_DEDUPLICATION_WINDOW)
 							: this.deduplicationWindow);
 		}
 

@@ -104,9 +104,9 @@ class LockstepAutoConfigurationTests {
 
 	@Test
 	void invalidPropertiesStopStartupNamingPropertyAndValue() {
-		assertStartupFails("lockstep.lock.lease-time=500ms", "lockstep.lock.lease-time", "500ms");
-		assertStartupFails("lockstep.lock.wait-time=-1s", "lockstep.lock.wait-time", "-1000ms");
-		assertStartupFails("lockstep.serial-group.wait-time=-5s", "lockstep.serial-group.wait-time", "-5000ms");
+		assertStartupFails("lockstep.lock.lease-time=500ms", "lockstep.lock.lease-time", "must be at least 1s, was 500ms");
+		assertStartupFails("lockstep.lock.wait-time=-1s", "lockstep.lock.wait-time", "must not be negative, was -1s");
+		assertStartupFails("lockstep.serial-group.wait-time=-5s", "lockstep.serial-group.wait-time", "-5s");
 		assertStartupFails("lockstep.key-prefix= ", "lockstep.key-prefix");
 		assertStartupFails("lockstep.key-prefix=a{b}:", "lockstep.key-prefix", "a{b}:");
 		assertStartupFails("lockstep.heartbeat-interval=0s", "lockstep.heartbeat-interval");

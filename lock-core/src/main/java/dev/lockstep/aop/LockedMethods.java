@@ -10,6 +10,7 @@ import org.springframework.util.StringUtils;
 
 import dev.lockstep.annotation.DistributedLock;
 import dev.lockstep.annotation.SerialGroup;
+import dev.lockstep.internal.DurationRules;
 import dev.lockstep.spel.KeyExpression;
 
 /**
@@ -46,9 +47,11 @@ final class LockedMethods implements AnnotatedMethods.Resolver<LockedMethod> {
 		String keyText = (lock != null) ? lock.key() : group.key();
 		String waitText = (lock != null) ? lock.waitTime() : group.waitTime();
 		String leaseText = (lock != null) ? lock.leaseTime() : group.leaseTime();
-		Duration wait = StringUtils.hasText(waitText) ? attributes.duration(source, "waitTime", waitText, true)
+		Duration wait = StringUtils.hasText(waitText)
+				? attributes.duration(source, "waitTime", waitText, DurationRules::notNegative)
 				: ((lock != null) ? this.lockWaitTime : this.groupWaitTime);
-		Duration lease = StringUtils.hasText(leaseText) ? attributes.duration(source, "leaseTime", leaseText, false) : null;
+		Duration lease = StringUtils.hasText(leaseText)
+				? attributes.duration(source, "leaseTime", leaseText, DurationRules::positive) : null;
 		return new LockedMethod(source, name, KeyExpression.parse(keyText, method, source), wait, lease,
 				group != null, method.getReturnType());
 	}

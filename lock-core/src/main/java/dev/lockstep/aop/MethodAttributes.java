@@ -4,6 +4,7 @@ import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.function.BiFunction;
 import java.util.stream.Collectors;
 
 import org.jspecify.annotations.Nullable;
@@ -11,6 +12,8 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.config.ConfigurableBeanFactory;
 import org.springframework.format.datetime.standard.DurationFormatterUtils;
 import org.springframework.util.ClassUtils;
+
+import dev.lockstep.internal.DurationRules;
 
 /**
  * Reads the string attributes of Lockstep's annotations the same way for every annotation:
@@ -37,9 +40,10 @@ public final class MethodAttributes {
 	/**
 	 * The duration in {@code text} ({@code 500ms}, {@code 5s}, {@code PT5S}, {@code ${...}}).
 	 * @param source the annotation and method, for messages
-	 * @throws IllegalStateException naming source and attribute when it is not a duration, negative, or zero where not allowed
+	 * @param rule the {@link DurationRules} rule the duration must meet, given its name and value
+	 * @throws IllegalStateException naming source and attribute when it is not a duration or breaks the rule
 	 */
-	public Duration duration(String source, String attribute, String text, boolean zeroAllowed) {
+	public Duration duration(String source, String attribute, String text, BiFunction<String, Duration, Duration> rule) {
 		String resolved = resolve(text);
 		Duration duration;
 		try {
@@ -49,11 +53,12 @@ public final class MethodAttributes {
 			throw new IllegalStateException(source + ": " + attribute + " '" + text + "'" + (resolved.equals(text) ? ""
 					: " (resolved to '" + resolved + "')") + " is not a duration such as 500ms, 5s or PT5S", ex);
 		}
-		if (duration.isNegative() || (!zeroAllowed && duration.isZero())) {
-			throw new IllegalStateException(source + ": " + attribute + " '" + text + "' must be "
-					+ (zeroAllowed ? "zero or positive" : "positive"));
+		try {
+			return rule.apply(source + ": " + attribute + " '" + text + "'", duration);
 		}
-		return duration;
+		catch (IllegalArgumentException ex) {
+			throw new IllegalStateException(ex.getMessage(), ex);
+		}
 	}
 
 	/**

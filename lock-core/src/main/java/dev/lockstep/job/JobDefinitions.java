@@ -16,7 +16,9 @@ import dev.lockstep.GuardedJob;
 import dev.lockstep.annotation.JobGuard;
 import dev.lockstep.aop.AnnotatedMethods;
 import dev.lockstep.aop.MethodAttributes;
+import dev.lockstep.internal.DurationRules;
 import dev.lockstep.internal.DurationText;
+import dev.lockstep.internal.NamingRules;
 
 /**
  * Finds the guarded methods ({@link JobGuard}, or every {@link Scheduled} method when all are
@@ -37,8 +39,8 @@ final class JobDefinitions implements AnnotatedMethods.Resolver<GuardedJob> {
 
 	JobDefinitions(GuardedJobs found, Duration lockAtMostFor, Duration lockAtLeastFor, boolean guardAllScheduled) {
 		this.found = found;
-		this.lockAtMostFor = lockAtMostFor;
-		this.lockAtLeastFor = lockAtLeastFor;
+		this.lockAtMostFor = DurationRules.renewedLease("The default lockAtMostFor", lockAtMostFor);
+		this.lockAtLeastFor = DurationRules.notNegative("The default lockAtLeastFor", lockAtLeastFor);
 		this.guardAllScheduled = guardAllScheduled;
 	}
 
@@ -59,16 +61,16 @@ final class JobDefinitions implements AnnotatedMethods.Resolver<GuardedJob> {
 		}
 		String name = (guard != null && StringUtils.hasText(guard.name())) ? attributes.resolve(guard.name())
 				: userClass.getSimpleName() + "." + specific.getName();
-		if (name.indexOf('{') >= 0 || name.indexOf('}') >= 0) {
-			throw new IllegalStateException(source + ": guard name '" + name + "' must not contain '{' or '}'");
+		try {
+			NamingRules.insideHashTag(source + ": guard name", name);
+		}
+		catch (IllegalArgumentException ex) {
+			throw new IllegalStateException(ex.getMessage(), ex);
 		}
 		Duration atMost = (guard != null && StringUtils.hasText(guard.lockAtMostFor()))
-				? attributes.duration(source, "lockAtMostFor", guard.lockAtMostFor(), false) : this.lockAtMostFor;
+				? attributes.duration(source, "lockAtMostFor", guard.lockAtMostFor(), DurationRules::renewedLease) : this.lockAtMostFor;
 		Duration atLeast = (guard != null && StringUtils.hasText(guard.lockAtLeastFor()))
-				? attributes.duration(source, "lockAtLeastFor", guard.lockAtLeastFor(), true) : this.lockAtLeastFor;
-		if (atMost.toMillis() < 1000) {
-			throw new IllegalStateException(source + ": lockAtMostFor must be at least 1s, was " + DurationText.of(atMost));
-		}
+				? attributes.duration(source, "lockAtLeastFor", guard.lockAtLeastFor(), DurationRules::notNegative) : this.lockAtLeastFor;
 		if (atLeast.compareTo(atMost) > 0) {
 			throw new IllegalStateException(source + ": lockAtLeastFor (" + DurationText.of(atLeast)
 					+ ") must not exceed lockAtMostFor (" + DurationText.of(atMost) + ")");

@@ -25,9 +25,10 @@ import dev.lockstep.JobNextSlot;
 import dev.lockstep.JobRun;
 import dev.lockstep.JobSkip;
 import dev.lockstep.LockListener;
+import dev.lockstep.internal.DurationRules;
 import dev.lockstep.internal.DurationText;
-import dev.lockstep.internal.NamingRules;
 import dev.lockstep.internal.IsolatedListener;
+import dev.lockstep.internal.NamingRules;
 import dev.lockstep.redis.RedisScripts;
 
 /**
@@ -93,17 +94,17 @@ public final class RedisJobGuard implements JobGuardExecutor, JobGuardRegistry, 
 	 * before running it itself; above the clock skew expected between instances. Default 10s.
 	 */
 	public void setSkewTolerance(Duration skewTolerance) {
-		this.skewTolerance = skewTolerance;
+		this.skewTolerance = DurationRules.notNegative("Skew tolerance", skewTolerance);
 	}
 
 	/** How long shutdown waits for running guarded jobs to finish and give up their guards; default 30s. */
 	public void setShutdownTimeout(Duration shutdownTimeout) {
-		this.shutdownTimeout = shutdownTimeout;
+		this.shutdownTimeout = DurationRules.notNegative("Shutdown timeout", shutdownTimeout);
 	}
 
 	/** Longest wait for one Redis reply; default 5s. */
 	public void setCommandTimeout(Duration commandTimeout) {
-		this.commandTimeout = commandTimeout;
+		this.commandTimeout = DurationRules.positive("Command timeout", commandTimeout);
 	}
 
 	/** Receives skips and lost guards; default none. */

@@ -23,6 +23,7 @@ import dev.lockstep.LockListener;
 import dev.lockstep.LockLostEvent;
 import dev.lockstep.LockUnavailableException;
 import dev.lockstep.internal.DaemonThreads;
+import dev.lockstep.internal.DurationRules;
 import dev.lockstep.internal.DurationText;
 import dev.lockstep.lock.LockWaiters.Waiter;
 import dev.lockstep.redis.RedisScripts;
@@ -48,7 +49,6 @@ final class LockEngine {
 	private final LockListener listener;
 
 	private final AtomicLong sequence = new AtomicLong();
-
 
 	private final PendingReleases releases;
 
@@ -132,7 +132,7 @@ final class LockEngine {
 	/** The handle, or null when the lock stayed held elsewhere for the whole wait. */
 	@Nullable LockHandle lock(String key, Duration waitTime, @Nullable Duration explicitLease) {
 		Assert.hasText(key, "Lock key must not be blank");
-		Assert.isTrue(!waitTime.isNegative(), () -> "Wait time of lock '" + key + "' must not be negative: " + waitTime);
+		DurationRules.notNegative("Wait time of lock '" + key + "'", waitTime);
 		Assert.state(this.open, () -> "Lock service is not running; cannot lock '" + key + "'");
 		HeldLock reentered = ThreadLocks.heldBy(this, key);
 		if (reentered != null && reentered.enter()) {

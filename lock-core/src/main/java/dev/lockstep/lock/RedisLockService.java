@@ -20,6 +20,7 @@ import dev.lockstep.LockNotAcquiredException;
 import dev.lockstep.LockService;
 import dev.lockstep.LockSnapshot;
 import dev.lockstep.LockUnavailableException;
+import dev.lockstep.internal.DurationRules;
 import dev.lockstep.internal.DurationText;
 import dev.lockstep.internal.IsolatedListener;
 import dev.lockstep.internal.NamingRules;
@@ -69,8 +70,7 @@ public final class RedisLockService implements LockService, InitializingBean, Sm
 
 	/** Lease of locks without an explicit lease, renewed by the watchdog every third of it; default 30s. */
 	public void setLeaseTime(Duration leaseTime) {
-		Assert.isTrue(leaseTime.compareTo(Duration.ofSeconds(1)) >= 0, () -> "Lease time must be at least 1s: " + leaseTime);
-		this.leaseTime = leaseTime;
+		this.leaseTime = DurationRules.renewedLease("Lease time", leaseTime);
 	}
 
 	/**
@@ -78,18 +78,16 @@ public final class RedisLockService implements LockService, InitializingBean, Sm
 	 * instance that misses five in a row is dropped from the queues. Default 500ms.
 	 */
 	public void setHeartbeatInterval(Duration heartbeatInterval) {
-		Assert.isTrue(heartbeatInterval.toMillis() >= 10, () -> "Heartbeat interval must be at least 10ms: " + heartbeatInterval);
-		this.heartbeatInterval = heartbeatInterval;
+		this.heartbeatInterval = DurationRules.atLeast("Heartbeat interval", heartbeatInterval,
+				DurationRules.SHORTEST_HEARTBEAT);
 	}
 
-	/** Longest wait for one Redis reply before failing with {@link LockUnavailableException}; default 5s. */
 	/**
 	 * How long {@link #stop()} keeps renewing the locks still held while their holders finish;
 	 * locks held after it are reported lost. Default 10s.
 	 */
 	public void setShutdownTimeout(Duration shutdownTimeout) {
-		Assert.isTrue(!shutdownTimeout.isNegative(), () -> "Shutdown timeout must not be negative: " + shutdownTimeout);
-		this.shutdownTimeout = shutdownTimeout;
+		this.shutdownTimeout = DurationRules.notNegative("Shutdown timeout", shutdownTimeout);
 	}
 
 	/**
@@ -105,9 +103,9 @@ public final class RedisLockService implements LockService, InitializingBean, Sm
 		this.replicaAcknowledgements = replicaAcknowledgements;
 	}
 
+	/** Longest wait for one Redis reply before failing with {@link LockUnavailableException}; default 5s. */
 	public void setCommandTimeout(Duration commandTimeout) {
-		Assert.isTrue(commandTimeout.toMillis() > 0, () -> "Command timeout must be positive: " + commandTimeout);
-		this.commandTimeout = commandTimeout;
+		this.commandTimeout = DurationRules.positive("Command timeout", commandTimeout);
 	}
 
 	/** Receives lock events; default none. */
@@ -210,7 +208,7 @@ public final class RedisLockService implements LockService, InitializingBean, Sm
 
 	@Override
 	public Optional<LockHandle> tryAcquire(String key, Duration waitTime, Duration leaseTime) {
-		Assert.isTrue(leaseTime.toMillis() > 0, () -> "Lease time of lock '" + key + "' must be positive: " + leaseTime);
+		DurationRules.positive("Lease time of lock '" + key + "'", leaseTime);
 		return Optional.ofNullable(lock(key, waitTime, leaseTime));
 	}
 

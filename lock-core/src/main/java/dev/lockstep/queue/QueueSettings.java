@@ -4,6 +4,8 @@ import java.time.Duration;
 
 import org.springframework.util.Assert;
 
+import dev.lockstep.internal.DurationRules;
+
 /**
  * How one queue's tasks are run: the lease a running task holds (renewed every third of it while
  * it runs), the attempts before a task goes to the dead letters, the backoff before the first retry
@@ -20,11 +22,10 @@ public record QueueSettings(Duration leaseTime, int maxAttempts, Duration retryB
 	static final Duration MAX_BACKOFF = Duration.ofHours(1);
 
 	public QueueSettings {
-		Assert.isTrue(leaseTime.compareTo(Duration.ofSeconds(1)) >= 0, () -> "Lease time must be at least 1s, was " + leaseTime);
+		DurationRules.renewedLease("Lease time", leaseTime);
 		Assert.isTrue(maxAttempts >= 1, () -> "Max attempts must be at least 1, was " + maxAttempts);
-		Assert.isTrue(!retryBackoff.isNegative(), () -> "Retry backoff must not be negative, was " + retryBackoff);
-		Assert.isTrue(deduplicationWindow.compareTo(Duration.ofSeconds(1)) >= 0,
-				() -> "Deduplication window must be at least 1s, was " + deduplicationWindow);
+		DurationRules.notNegative("Retry backoff", retryBackoff);
+		DurationRules.atLeast("Deduplication window", deduplicationWindow, DurationRules.SHORTEST_DEDUPLICATION_WINDOW);
 	}
 
 	/** The wait before attempt {@code attempt + 1}, after attempt {@code attempt} (1-based) failed. */

@@ -34,9 +34,10 @@ import dev.lockstep.SerialQueue;
 import dev.lockstep.SerialQueueException;
 import dev.lockstep.SerialTask;
 import dev.lockstep.internal.DaemonThreads;
+import dev.lockstep.internal.DurationRules;
 import dev.lockstep.internal.DurationText;
-import dev.lockstep.internal.NamingRules;
 import dev.lockstep.internal.IsolatedListener;
+import dev.lockstep.internal.NamingRules;
 import dev.lockstep.redis.RedisScripts;
 
 /**
@@ -100,14 +101,12 @@ public class RedisSerialQueue implements SerialQueue, SmartLifecycle {
 
 	/** Longest wait for one Redis reply; default 5s. */
 	public void setCommandTimeout(Duration commandTimeout) {
-		Assert.isTrue(commandTimeout.toMillis() > 0, "Command timeout must be positive");
-		this.commandTimeout = commandTimeout;
+		this.commandTimeout = DurationRules.positive("Command timeout", commandTimeout);
 	}
 
 	/** How long a stopping instance lets running tasks finish before it gives them back; default 30s. */
 	public void setShutdownTimeout(Duration shutdownTimeout) {
-		Assert.isTrue(!shutdownTimeout.isNegative(), "Shutdown timeout must not be negative");
-		this.shutdownTimeout = shutdownTimeout;
+		this.shutdownTimeout = DurationRules.notNegative("Shutdown timeout", shutdownTimeout);
 	}
 
 	/** The settings of every queue without settings of its own. */

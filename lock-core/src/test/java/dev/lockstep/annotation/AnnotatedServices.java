@@ -149,6 +149,22 @@ final class AnnotatedServices {
 
 	}
 
+	static class NegativeWaitTime {
+
+		@DistributedLock(key = "#id", waitTime = "-1s")
+		public void run(String id) {
+		}
+
+	}
+
+	static class ZeroLeaseTime {
+
+		@SerialGroup(key = "#id", leaseTime = "0s")
+		public void run(String id) {
+		}
+
+	}
+
 	static class FinalMethod {
 
 		@DistributedLock(key = "#id")

@@ -256,6 +256,11 @@ class DistributedLockTests {
 		assertStartupFails(AnnotatedServices.BeanReferenceKey.class, "BeanReferenceKey.run(String)", "bean reference");
 		assertStartupFails(AnnotatedServices.UnknownParameterKey.class, "#tenant", "not a parameter");
 		assertStartupFails(AnnotatedServices.BadWaitTime.class, "waitTime 'five seconds'", "not a duration");
+		// the same rules as the properties and the services, in the same words
+		assertStartupFails(AnnotatedServices.NegativeWaitTime.class,
+				"@DistributedLock on AnnotatedServices.NegativeWaitTime.run(String): waitTime '-1s' must not be negative, was -1s");
+		assertStartupFails(AnnotatedServices.ZeroLeaseTime.class,
+				"@SerialGroup on AnnotatedServices.ZeroLeaseTime.run(String): leaseTime '0s' must be at least 1ms, was 0s");
 		assertStartupFails(AnnotatedServices.FinalMethod.class, "FinalMethod.run(String)", "final");
 	}
 
