@@ -17,10 +17,10 @@ import dev.lockstep.annotation.SerialGroup;
 import dev.lockstep.group.LockServiceSerialGroups;
 
 /**
- * Applies {@link DistributedLock} (through the {@link LockService}) and {@link SerialGroup} (through
- * the {@link SerialGroups}) to the methods of Spring beans. Register
- * it as an infrastructure bean; any auto-proxy creator (Spring Boot always has one) picks it up.
- * Both services are looked up on first use, so the advisor can be created early.
+ * Applies {@link DistributedLock} (through the {@link LockService}) and {@link SerialGroup}
+ * (through the {@link SerialGroups}) to the methods of Spring beans. Register it as an
+ * infrastructure bean; any auto-proxy creator (Spring Boot always has one) picks it up. Both
+ * services are looked up on first use, so the advisor can be created early.
  */
 public final class LockAnnotationAdvisor extends AnnotatedMethodAdvisor {
 

@@ -22,8 +22,9 @@ import dev.lockstep.internal.NamingRules;
 
 /**
  * Finds the guarded methods ({@link JobGuard}, or every {@link Scheduled} method when all are
- * guarded) and resolves each once: name, {@code ${...}} placeholders and limits, adding it to the
- * {@link GuardedJobs}. Two methods with one guard name, or bad limits, fail startup naming the methods.
+ * guarded) and resolves each once: name, {@code ${...}} placeholders and limits, adding it to
+ * the {@link GuardedJobs}. Two methods with one guard name, or bad limits, fail startup naming
+ * the methods.
  */
 final class JobDefinitions implements AnnotatedMethods.Resolver<GuardedJob> {
 
@@ -68,9 +69,11 @@ final class JobDefinitions implements AnnotatedMethods.Resolver<GuardedJob> {
 			throw new IllegalStateException(ex.getMessage(), ex);
 		}
 		Duration atMost = (guard != null && StringUtils.hasText(guard.lockAtMostFor()))
-				? attributes.duration(source, "lockAtMostFor", guard.lockAtMostFor(), DurationRules::renewedLease) : this.lockAtMostFor;
+				? attributes.duration(source, "lockAtMostFor", guard.lockAtMostFor(), DurationRules::renewedLease)
+				: this.lockAtMostFor;
 		Duration atLeast = (guard != null && StringUtils.hasText(guard.lockAtLeastFor()))
-				? attributes.duration(source, "lockAtLeastFor", guard.lockAtLeastFor(), DurationRules::notNegative) : this.lockAtLeastFor;
+				? attributes.duration(source, "lockAtLeastFor", guard.lockAtLeastFor(), DurationRules::notNegative)
+				: this.lockAtLeastFor;
 		if (atLeast.compareTo(atMost) > 0) {
 			throw new IllegalStateException(source + ": lockAtLeastFor (" + DurationText.of(atLeast)
 					+ ") must not exceed lockAtMostFor (" + DurationText.of(atMost) + ")");
