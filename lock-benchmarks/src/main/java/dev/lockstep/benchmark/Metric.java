@@ -42,6 +42,11 @@ record Metric(String name, Better better, Function<List<RunResult>, @Nullable Do
 				(value) -> String.format(Locale.ROOT, (value == Math.rint(value)) ? "%.0f" : "%.1f", value));
 	}
 
+	/** A figure to read the others against, not worth a ratio, median over rounds. */
+	static Metric reference(String name) {
+		return new Metric(name, Better.NEITHER, (runs) -> median(runs, name), Metric::formatDecimal);
+	}
+
 	/** A percentile, in milliseconds, of all latency samples of all rounds together. */
 	static Metric latencyPercentile(String name, double percentile) {
 		return new Metric(name, Better.LOWER, (runs) -> mergedPercentile(runs, percentile, 1000.0), Metric::formatDecimal);

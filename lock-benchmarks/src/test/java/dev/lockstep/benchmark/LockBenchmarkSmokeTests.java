@@ -53,6 +53,7 @@ class LockBenchmarkSmokeTests {
 		assertThat(report.overlaps()).isZero();
 		assertThat(markdown).contains("| Scenario | Figure | Lockstep | Redisson RFairLock | ShedLock |")
 			.contains("| E | makespan ms ↓ |")
+			.contains("| E | free lock's makespan / ideal |")
 			.contains("| E | tasks out of submission order |")
 			.contains("| E | overlaps (must be 0) | 0 | 0 | – |")
 			.contains("| F-CRON | p50 µs/firing ↓ |")
