@@ -2,8 +2,10 @@ package dev.lockstep;
 
 /**
  * Counts of one {@link SerialQueue}, read from Redis in one step.
- * @param queued tasks waiting to run (including tasks waiting for a retry)
- * @param running tasks being run by a listener somewhere
+ * @param queued tasks waiting to run (including tasks waiting for a retry, and tasks whose lease
+ * ran out because their instance stopped, until a worker takes them back to run them again, or
+ * buries them after their last attempt)
+ * @param running tasks being run by a listener somewhere, under a lease that has not run out
  * @param dead tasks in the dead letters
  * @param groupsWaiting groups whose next task could run now and waits for a free worker
  */

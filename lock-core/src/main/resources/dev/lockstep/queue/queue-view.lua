@@ -1,5 +1,6 @@
 -- Read-only views of a queue.
--- ARGV[1] 'stats': returns {queued, running, dead, groups waiting}
+-- ARGV[1] 'stats': returns {queued, running, dead, groups waiting}; a task whose lease ran out (its
+--   instance stopped) counts as queued, not running, until a worker takes it back
 -- ARGV[1] 'task', ARGV[2] id: returns {{id, group, state, attempt, submitted ms, error}} or {{id}}
 -- ARGV[1] 'dead', ARGV[2] max: the oldest dead tasks, each as above
 -- ARGV[1] 'groups', ARGV[2] max: the groups of up to max running tasks and up to max groups waiting
@@ -27,7 +28,10 @@ if ARGV[1] == 'groups' then
   return out
 end
 if ARGV[1] == 'stats' then
-  return {tonumber(redis.call('GET', base .. ':queued') or '0'), redis.call('ZCARD', base .. ':running'),
+  local running = base .. ':running'
+  local leased = redis.call('ZCOUNT', running, now_ms(), '+inf')
+  local lapsed = redis.call('ZCARD', running) - leased
+  return {tonumber(redis.call('GET', base .. ':queued') or '0') + lapsed, leased,
     redis.call('ZCARD', base .. ':dead'), redis.call('LLEN', base .. ':ready')}
 end
 local ids

@@ -35,7 +35,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * running; a group without tasks is in none;</li>
  * <li>at most one task of a group runs, and it is the group's head; the running set holds exactly
  * the running tasks;</li>
- * <li>the queued count is the number of queued tasks;</li>
+ * <li>the queued count is the number of queued tasks; the stats count a task whose lease ran out as
+ * queued, not running;</li>
  * <li>no task is lost: every stored task is in its group, done, or dead (and only dead ones in the
  * dead letters); a group's tasks that were never redriven stay in submission order;</li>
  * <li>only the current owner's finish, failure, release or renewal counts, and a task is done at
@@ -212,7 +213,7 @@ class QueueProtocolRandomTests {
 		return "redrive " + redrive;
 	}
 
-	private void checkInvariants() {
+	private void checkInvariants() throws Exception {
 		String base = this.keys.base();
 		this.states = states(this.submitted);
 		List<String> ready = this.template.opsForList().range(base + ":ready", 0, -1);
@@ -250,6 +251,13 @@ class QueueProtocolRandomTests {
 		}
 		String counted = this.template.opsForValue().get(base + ":queued");
 		assertThat((counted == null) ? 0 : Long.parseLong(counted)).as("queued count").isEqualTo(queued);
+		// leases are 1 ms (run out before the check) or a minute (live through it)
+		List<Long> stats = get(this.scripts.stats(this.keys));
+		long now = this.template.execute((RedisCallback<Long>) (connection) -> connection.serverCommands().time());
+		long leased = this.template.opsForZSet().rangeWithScores(base + ":running", 0, -1).stream()
+			.filter((lease) -> lease.getScore() >= now).count();
+		assertThat(stats).as("stats: queued (lapsed leases with them), running under a live lease, dead, groups waiting")
+			.containsExactly(queued + running.size() - leased, leased, (long) dead.size(), (long) ready.size());
 		for (String id : this.submitted) {
 			String state = state(id);
 			if (inGroups.contains(id)) {
