@@ -29,7 +29,7 @@ if ARGV[1] == 'groups' then
 end
 if ARGV[1] == 'stats' then
   local running = base .. ':running'
-  local leased = redis.call('ZCOUNT', running, now_ms(), '+inf')
+  local leased = redis.call('ZCOUNT', running, string.format('(%.0f', now_ms()), '+inf')
   local lapsed = redis.call('ZCARD', running) - leased
   return {tonumber(redis.call('GET', base .. ':queued') or '0') + lapsed, leased,
     redis.call('ZCARD', base .. ':dead'), redis.call('LLEN', base .. ':ready')}
