@@ -7,7 +7,8 @@ package dev.lockstep;
  * buries them after their last attempt)
  * @param running tasks being run by a listener somewhere, under a lease that has not run out
  * @param dead tasks in the dead letters
- * @param groupsWaiting groups whose next task could run now and waits for a free worker
+ * @param groupsWaiting groups whose next task could run now and waits for a free worker (a group
+ * whose running task's lease ran out among them: a worker takes that task back first)
  */
 public record QueueStats(long queued, long running, long dead, long groupsWaiting) {
 }

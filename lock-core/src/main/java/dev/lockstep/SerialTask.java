@@ -22,10 +22,13 @@ public record SerialTask(String id, String queue, String group, State state, int
 	/** Where a task is. */
 	public enum State {
 
-		/** Waiting for its group's turn, or for a retry after a failed attempt. */
+		/**
+		 * Waiting for its group's turn, for a retry after a failed attempt, or, once its lease ran
+		 * out (its instance stopped or stalled), for a worker to take it back.
+		 */
 		QUEUED,
 
-		/** Being run by a listener; its lease is renewed while it runs. */
+		/** Being run by a listener, under a lease that has not run out; the lease is renewed while it runs. */
 		RUNNING,
 
 		/** Run successfully; kept for the deduplication window. */

@@ -220,7 +220,9 @@ public class RedisSerialQueue implements SerialQueue, SmartLifecycle {
 
 	/**
 	 * The queue's busiest groups, as far as they can be seen without a scan: the groups of up to
-	 * {@code max} running tasks and up to {@code max} groups waiting for a worker, most tasks first.
+	 * {@code max} running tasks, of up to {@code max} tasks whose lease ran out (shown as not
+	 * running: they wait for a worker to take them back) and up to {@code max} groups waiting for a
+	 * worker, most tasks first.
 	 */
 	public List<QueueGroup> busiestGroups(String queue, int max) {
 		Assert.isTrue(max > 0, () -> "Max must be positive, was " + max);

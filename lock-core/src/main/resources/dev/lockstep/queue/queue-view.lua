@@ -1,38 +1,48 @@
--- Read-only views of a queue.
--- ARGV[1] 'stats': returns {queued, running, dead, groups waiting}; a task whose lease ran out (its
---   instance stopped) counts as queued, not running, until a worker takes it back
+-- Read-only views of a queue. In every view a task whose lease ran out (its instance stopped or
+-- stalled) is queued, not running, and its group waits for a worker, until a worker takes it
+-- back; a lease ending this very millisecond has run out, as it has for queue-take.lua.
+-- ARGV[1] 'stats': returns {queued, running, dead, groups waiting}
 -- ARGV[1] 'task', ARGV[2] id: returns {{id, group, state, attempt, submitted ms, error}} or {{id}}
 -- ARGV[1] 'dead', ARGV[2] max: the oldest dead tasks, each as above
--- ARGV[1] 'groups', ARGV[2] max: the groups of up to max running tasks and up to max groups waiting
---   for a worker, each {group, queued tasks (not counting a running one), 1 if running else 0}
+-- ARGV[1] 'groups', ARGV[2] max: the groups of up to max running tasks, up to max whose running
+--   task's lease ran out and up to max waiting for a worker, each {group, queued tasks (not
+--   counting a running one), 1 if running else 0}
+local running = base .. ':running'
+local now = now_ms()
+-- the scores of live leases: later than now
+local live = string.format('(%.0f', now)
 if ARGV[1] == 'groups' then
   local max = tonumber(ARGV[2])
   local seen = {}
   local out = {}
-  local function add(group, running)
+  local function add(group, is_running)
     if not seen[group] then
       seen[group] = true
       local length = redis.call('LLEN', group_key(group))
-      out[#out + 1] = {group, running and length - 1 or length, running and 1 or 0}
+      out[#out + 1] = {group, is_running and length - 1 or length, is_running and 1 or 0}
     end
   end
-  for _, id in ipairs(redis.call('ZRANGE', base .. ':running', 0, max - 1)) do
-    local group = redis.call('HGET', task_key(id), 'group')
-    if group then
-      add(group, true)
+  local function add_groups_of(ids, is_running)
+    for _, id in ipairs(ids) do
+      local group = redis.call('HGET', task_key(id), 'group')
+      if group then
+        add(group, is_running)
+      end
     end
   end
+  add_groups_of(redis.call('ZRANGEBYSCORE', running, live, '+inf', 'LIMIT', 0, max), true)
+  -- a group whose running task's lease ran out waits for a worker to take that task back
+  add_groups_of(redis.call('ZRANGEBYSCORE', running, '-inf', now, 'LIMIT', 0, max), false)
   for _, group in ipairs(redis.call('LRANGE', base .. ':ready', 0, max - 1)) do
     add(group, false)
   end
   return out
 end
 if ARGV[1] == 'stats' then
-  local running = base .. ':running'
-  local leased = redis.call('ZCOUNT', running, string.format('(%.0f', now_ms()), '+inf')
+  local leased = redis.call('ZCOUNT', running, live, '+inf')
   local lapsed = redis.call('ZCARD', running) - leased
   return {tonumber(redis.call('GET', base .. ':queued') or '0') + lapsed, leased,
-    redis.call('ZCARD', base .. ':dead'), redis.call('LLEN', base .. ':ready')}
+    redis.call('ZCARD', base .. ':dead'), redis.call('LLEN', base .. ':ready') + lapsed}
 end
 local ids
 if ARGV[1] == 'dead' then
@@ -45,6 +55,9 @@ for i, id in ipairs(ids) do
   local group, state, attempt, submitted, err = unpack(redis.call('HMGET', task_key(id), 'group', 'state', 'attempt',
     'submitted', 'error'))
   if state then
+    if state == 'RUNNING' and tonumber(redis.call('ZSCORE', running, id) or '0') <= now then
+      state = 'QUEUED'
+    end
     out[i] = {id, group, state, attempt, submitted, err or ''}
   else
     out[i] = {id}

@@ -35,8 +35,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * running; a group without tasks is in none;</li>
  * <li>at most one task of a group runs, and it is the group's head; the running set holds exactly
  * the running tasks;</li>
- * <li>the queued count is the number of queued tasks; the stats count a task whose lease ran out as
- * queued, not running;</li>
+ * <li>the queued count is the number of queued tasks; the stats, the task view and the groups view
+ * count a task whose lease ran out as queued, not running;</li>
  * <li>no task is lost: every stored task is in its group, done, or dead (and only dead ones in the
  * dead letters); a group's tasks that were never redriven stay in submission order;</li>
  * <li>only the current owner's finish, failure, release or renewal counts, and a task is done at
@@ -254,10 +254,16 @@ class QueueProtocolRandomTests {
 		// leases are 1 ms (run out before the check) or a minute (live through it)
 		List<Long> stats = get(this.scripts.stats(this.keys));
 		long now = this.template.execute((RedisCallback<Long>) (connection) -> connection.serverCommands().time());
-		long leased = this.template.opsForZSet().rangeWithScores(base + ":running", 0, -1).stream()
-			.filter((lease) -> lease.getScore() > now).count();
-		assertThat(stats).as("stats: queued (lapsed leases with them), running under a live lease, dead, groups waiting")
-			.containsExactly(queued + running.size() - leased, leased, (long) dead.size(), (long) ready.size());
+		Set<String> lapsed = new HashSet<>();
+		for (var lease : this.template.opsForZSet().rangeWithScores(base + ":running", 0, -1)) {
+			if (lease.getScore() <= now) {
+				lapsed.add(lease.getValue());
+			}
+		}
+		long leased = running.size() - lapsed.size();
+		assertThat(stats).as("stats: queued and groups waiting (lapsed leases with them), running under a live lease, dead")
+			.containsExactly(queued + lapsed.size(), leased, (long) dead.size(), (long) ready.size() + lapsed.size());
+		checkViews(running, lapsed, ready, dead);
 		for (String id : this.submitted) {
 			String state = state(id);
 			if (inGroups.contains(id)) {
@@ -269,6 +275,36 @@ class QueueProtocolRandomTests {
 			assertThat(dead.contains(id)).as("task " + id + " in the dead letters").isEqualTo(state.equals("DEAD"));
 			assertThat(running.contains(id)).as("task " + id + " in the running set").isEqualTo(state.equals("RUNNING"));
 		}
+	}
+
+	/**
+	 * The task and groups views agree with the stats: a running task whose lease ran out shows as
+	 * queued, and its group as waiting for a worker.
+	 */
+	private void checkViews(Set<String> running, Set<String> lapsed, List<String> ready, Set<String> dead) throws Exception {
+		for (String id : running) {
+			List<QueueScripts.TaskFields> view = get(this.scripts.task(this.keys, id));
+			assertThat(view).singleElement().extracting(QueueScripts.TaskFields::state)
+				.as("task " + id + " as the view shows it (lease ran out: " + lapsed.contains(id) + ")")
+				.isEqualTo(lapsed.contains(id) ? "QUEUED" : "RUNNING");
+		}
+		List<QueueScripts.TaskFields> deadView = get(this.scripts.dead(this.keys, dead.size() + 1));
+		assertThat(deadView).extracting(QueueScripts.TaskFields::id).as("the dead letters view")
+			.containsExactlyInAnyOrderElementsOf(dead);
+		assertThat(deadView).extracting(QueueScripts.TaskFields::state).as("the dead letters' states").allMatch("DEAD"::equals);
+		Map<String, QueueGroup> expected = new HashMap<>();
+		for (String id : running) {
+			String group = this.groupOf.get(id);
+			long length = this.template.opsForList().size(this.keys.base() + ":g:" + group);
+			boolean live = !lapsed.contains(id);
+			expected.put(group, new QueueGroup(group, live ? length - 1 : length, live));
+		}
+		for (String group : ready) {
+			long length = this.template.opsForList().size(this.keys.base() + ":g:" + group);
+			expected.put(group, new QueueGroup(group, length, false));
+		}
+		assertThat(get(this.scripts.groups(this.keys, 100))).as("the groups view (running, lease ran out, waiting)")
+			.containsExactlyInAnyOrderElementsOf(expected.values());
 	}
 
 	private String state(String id) {

@@ -317,6 +317,14 @@ class SerialQueueTests {
 			.get(10, TimeUnit.SECONDS);
 		assertThat(taken.task().id()).isEqualTo(abandoned);
 		long takenAt = System.nanoTime();
+		assertThat(dead.task(QUEUE, abandoned).orElseThrow().state()).isEqualTo(SerialTask.State.RUNNING);
+		assertThat(dead.stats(QUEUE)).isEqualTo(new QueueStats(1, 1, 0, 0));
+		assertThat(dead.busiestGroups(QUEUE, 10)).containsExactly(new QueueGroup("g", 1, true));
+		// once the lease ran out, every view shows the task queued until a worker takes it back
+		await().atMost(WAIT).until(() -> dead.task(QUEUE, abandoned).orElseThrow().state() == SerialTask.State.QUEUED);
+		assertThat(System.nanoTime() - takenAt).as("not before its lease ran out").isGreaterThan(TimeUnit.MILLISECONDS.toNanos(1900));
+		assertThat(dead.stats(QUEUE)).isEqualTo(new QueueStats(2, 0, 0, 1));
+		assertThat(dead.busiestGroups(QUEUE, 10)).containsExactly(new QueueGroup("g", 2, false));
 
 		List<String> runs = new CopyOnWriteArrayList<>();
 		List<Long> runAt = new CopyOnWriteArrayList<>();

@@ -184,8 +184,8 @@ public final class LockstepEndpoint {
 	 * @param listenedHere whether this instance runs its tasks
 	 * @param settings the lease, attempts, backoff and deduplication window it runs with here
 	 * @param stats queued, running, dead, groups waiting
-	 * @param busiestGroups the groups of up to 20 running tasks and the first 20 groups waiting for a
-	 * worker, most tasks queued first (read without a scan, so a busy group waiting further back is not
+	 * @param busiestGroups the groups of up to 20 running tasks, of up to 20 whose lease ran out and
+	 * the first 20 groups waiting for a worker, most tasks queued first (read without a scan, so a busy group waiting further back is not
 	 * among them)
 	 * @param deadLetters its oldest dead tasks, up to 20
 	 */
