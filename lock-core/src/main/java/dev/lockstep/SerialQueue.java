@@ -55,4 +55,12 @@ public interface SerialQueue {
 	 */
 	boolean redrive(String queue, String taskId);
 
+	/**
+	 * Deletes a dead task for good, payload and all. Its deduplication id, if it had one, stays
+	 * taken until its window ends, so the same message submitted again within it is not stored.
+	 * @return true if the task was dead and is gone now, false if it is not a dead task (a queued,
+	 * running or done task is never discarded)
+	 */
+	boolean discard(String queue, String taskId);
+
 }

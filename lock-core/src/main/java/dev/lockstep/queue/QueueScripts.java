@@ -33,6 +33,8 @@ final class QueueScripts {
 
 	private static final LuaScript REDRIVE = load(ScriptOutputType.INTEGER, "queue-redrive.lua");
 
+	private static final LuaScript DISCARD = load(ScriptOutputType.INTEGER, "queue-discard.lua");
+
 	private static final LuaScript UNTAKE = load(ScriptOutputType.VALUE, "queue-untake.lua");
 
 	private static final LuaScript VIEW = load(ScriptOutputType.MULTI, "queue-view.lua");
@@ -48,7 +50,7 @@ final class QueueScripts {
 	}
 
 	void preload(Duration wait) {
-		this.redis.preload(List.of(SUBMIT, TAKE, RENEW, FINISH, FAIL, RELEASE, REDRIVE, UNTAKE, VIEW), wait);
+		this.redis.preload(List.of(SUBMIT, TAKE, RENEW, FINISH, FAIL, RELEASE, REDRIVE, DISCARD, UNTAKE, VIEW), wait);
 	}
 
 	/** The id of the stored task: this one, or the one stored already under the deduplication id. */
@@ -127,6 +129,11 @@ final class QueueScripts {
 
 	CompletableFuture<Long> redrive(QueueKeys keys, String id) {
 		return this.redis.run(REDRIVE, keys.forScripts(), List.of(id, keys.channel()));
+	}
+
+	/** 1, or 0 when the task was not dead. */
+	CompletableFuture<Long> discard(QueueKeys keys, String id) {
+		return this.redis.run(DISCARD, keys.forScripts(), List.of(id));
 	}
 
 	/** {queued, running, dead, groups waiting}. */

@@ -238,6 +238,12 @@ public class RedisSerialQueue implements SerialQueue, SmartLifecycle {
 		return await(this.scripts.redrive(keys(queue), taskId), "redriving task '" + taskId + "' of queue '" + queue + "'") == 1L;
 	}
 
+	@Override
+	public boolean discard(String queue, String taskId) {
+		Assert.hasText(taskId, "Task id must not be blank");
+		return await(this.scripts.discard(keys(queue), taskId), "discarding task '" + taskId + "' of queue '" + queue + "'") == 1L;
+	}
+
 	private QueueKeys keys(String queue) {
 		Assert.hasText(queue, "Queue name must not be blank");
 		return QueueKeys.of(this.keyPrefix, queue);

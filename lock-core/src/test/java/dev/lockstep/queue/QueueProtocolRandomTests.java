@@ -28,8 +28,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * The queue scripts driven at random against a real Redis: submits (some with a deduplication id
  * seen before), takes by ever new owners with leases that run out at once or not, finishes,
- * failures with and without backoff, releases, takes undone (their reply lost), renewals and
- * redrives, some by owners whose lease is gone. After every step the queue's keys are read back and checked against its invariants:
+ * failures with and without backoff, releases, takes undone (their reply lost), renewals, redrives
+ * and discards (of dead tasks, and of tasks that are not dead), some by owners whose lease is gone
+ * or whose task was discarded. After every step the queue's keys are read back and checked against
+ * its invariants:
  * <ul>
  * <li>a group with tasks is in exactly one of: waiting for a worker (once), waiting for a retry,
  * running; a group without tasks is in none;</li>
@@ -38,7 +40,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * <li>the queued count is the number of queued tasks; the stats, the task view and the groups view
  * count a task whose lease ran out as queued, not running;</li>
  * <li>no task is lost: every stored task is in its group, done, or dead (and only dead ones in the
- * dead letters); a group's tasks that were never redriven stay in submission order;</li>
+ * dead letters); a discarded task is gone and only a dead one is discarded; a group's tasks that
+ * were never redriven stay in submission order;</li>
  * <li>only the current owner's finish, failure, release or renewal counts, and a task is done at
  * most once.</li>
  * </ul>
@@ -72,6 +75,8 @@ class QueueProtocolRandomTests {
 
 	private final Set<String> done = new HashSet<>();
 
+	private final Set<String> discarded = new HashSet<>();
+
 	private long owners;
 
 	private Map<String, Object> states = Map.of();
@@ -95,6 +100,7 @@ class QueueProtocolRandomTests {
 		this.redriven.clear();
 		this.held.clear();
 		this.done.clear();
+		this.discarded.clear();
 	}
 
 	private void run(long seed) throws Exception {
@@ -204,6 +210,16 @@ class QueueProtocolRandomTests {
 			return "renew " + id;
 		}
 		List<String> dead = new ArrayList<>(this.template.opsForZSet().range(this.keys.base() + ":dead", 0, -1));
+		if (random.nextInt(3) == 0) {
+			// only a dead task is discarded; any other stays where it is (the invariants check it)
+			String any = this.submitted.get(random.nextInt(this.submitted.size()));
+			boolean wasDead = dead.contains(any);
+			assertThat(get(this.scripts.discard(this.keys, any))).as("discard " + any).isEqualTo(wasDead ? 1 : 0);
+			if (wasDead) {
+				this.discarded.add(any);
+			}
+			return "discard " + any + (wasDead ? "" : " (not dead)");
+		}
 		if (dead.isEmpty()) {
 			return "no dead task to redrive";
 		}
@@ -265,6 +281,12 @@ class QueueProtocolRandomTests {
 			.containsExactly(queued + lapsed.size(), leased, (long) dead.size(), (long) ready.size() + lapsed.size());
 		checkViews(running, lapsed, ready, dead);
 		for (String id : this.submitted) {
+			if (this.discarded.contains(id)) {
+				assertThat(this.states.get(id)).as("discarded task " + id + " is gone").isNull();
+				assertThat(inGroups).doesNotContain(id);
+				assertThat(dead).doesNotContain(id);
+				continue;
+			}
 			String state = state(id);
 			if (inGroups.contains(id)) {
 				assertThat(state).isIn("QUEUED", "RUNNING");

@@ -216,6 +216,37 @@ class SerialQueueTests {
 	}
 
 	@Test
+	void aDiscardedDeadTaskIsGoneForGoodWhileItsDeduplicationIdStaysTakenAndOnlyADeadTaskIsDiscarded() throws Exception {
+		List<Integer> ran = new CopyOnWriteArrayList<>();
+		RedisSerialQueue queue = instance("a", 1, items((task, item) -> ran.add(item.sequence())), (q) -> {
+		});
+		String poison = queue.submit(QUEUE, "g", List.of("not", "an", "item"), "message-1");
+		await().atMost(WAIT).until(() -> queue.task(QUEUE, poison).orElseThrow().state() == SerialTask.State.DEAD);
+		RedisSerialQueue idle = instance("idle", 1, null, (q) -> {
+		});
+		String waiting = idle.submit(QUEUE, "other", new Item("other", 1, 0));
+		assertThat(idle.discard(QUEUE, waiting)).as("a queued task is not discarded").isFalse();
+
+		assertThat(queue.discard(QUEUE, poison)).isTrue();
+		assertThat(queue.task(QUEUE, poison)).isEmpty();
+		assertThat(queue.deadLetters(QUEUE, 10)).isEmpty();
+		assertThat(queue.stats(QUEUE).dead()).isZero();
+		assertThat(this.redis.keys()).as("nothing of the discarded task is left in Redis but its deduplication id")
+			.noneMatch((key) -> key.endsWith(":t:" + poison) || key.endsWith(":dead"))
+			.anyMatch((key) -> key.endsWith(":d:message-1"));
+		assertThat(queue.discard(QUEUE, poison)).as("discarded once").isFalse();
+		assertThat(queue.submit(QUEUE, "g", new Item("g", 2, 0), "message-1")).as("the same message again, within the window")
+			.isEqualTo(poison);
+		assertThat(queue.task(QUEUE, poison)).isEmpty();
+		await().atMost(WAIT).until(() -> ran.contains(1));
+		assertThat(queue.discard(QUEUE, waiting)).as("a done task is not discarded").isFalse();
+		assertThat(queue.task(QUEUE, waiting).orElseThrow().state()).isEqualTo(SerialTask.State.DONE);
+		assertThat(ran).containsExactly(1);
+		assertThatExceptionOfType(IllegalArgumentException.class).isThrownBy(() -> queue.discard(QUEUE, " "))
+			.withMessageContaining("Task id");
+	}
+
+	@Test
 	void aListenerThatThrowsCostsNoWorkerAndLeavesNoTaskRunning() throws Exception {
 		List<Integer> ran = new CopyOnWriteArrayList<>();
 		AtomicInteger calls = new AtomicInteger();

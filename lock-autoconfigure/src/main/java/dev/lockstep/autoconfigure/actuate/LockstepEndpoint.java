@@ -7,6 +7,7 @@ import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
 import org.springframework.boot.actuate.endpoint.annotation.Selector.Match;
@@ -148,6 +149,19 @@ public final class LockstepEndpoint {
 		return new Redriven(name, taskId, this.queues.redrive(name, taskId));
 	}
 
+	/**
+	 * {@code DELETE queues/{name}/dead/{taskId}}: deletes a dead task for good.
+	 * @return whether the task was dead and is gone now
+	 */
+	@DeleteOperation
+	public @Nullable Discarded discard(@Selector String part, @Selector String name, @Selector String kind,
+			@Selector String taskId) {
+		if (this.queues == null || !"queues".equals(part) || !"dead".equals(kind)) {
+			return null;
+		}
+		return new Discarded(name, taskId, this.queues.discard(name, taskId));
+	}
+
 	private JobSummary summary(GuardedJob job) {
 		JobGuardRegistry registry = this.jobGuard;
 		return new JobSummary(job.name(), job.method(), job.lockAtMostFor(), job.lockAtLeastFor(), job.cron(),
@@ -200,6 +214,15 @@ public final class LockstepEndpoint {
 	 * @param redriven true if the task was dead and is queued again, false if it was not a dead task
 	 */
 	public record Redriven(String queue, String taskId, boolean redriven) {
+	}
+
+	/**
+	 * The answer to a discard.
+	 * @param queue the queue
+	 * @param taskId the task
+	 * @param discarded true if the task was dead and is gone now, false if it was not a dead task
+	 */
+	public record Discarded(String queue, String taskId, boolean discarded) {
 	}
 
 	/**

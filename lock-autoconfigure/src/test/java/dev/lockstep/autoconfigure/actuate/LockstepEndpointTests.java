@@ -30,6 +30,7 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
 import dev.lockstep.LockHandle;
 import dev.lockstep.LockService;
 import dev.lockstep.SerialQueue;
+import dev.lockstep.SerialTask;
 import dev.lockstep.annotation.JobGuard;
 import dev.lockstep.annotation.SerialQueueListener;
 import dev.lockstep.autoconfigure.LockstepAutoConfiguration;
@@ -115,15 +116,30 @@ class LockstepEndpointTests {
 				&& queue.stats("imports").dead() == 1);
 		assertThat(post("/actuator/lockstep/queues/imports/redrive/no-such-task").body()).contains("\"redriven\":false");
 
+		// a discard through the endpoint (DELETE): the dead task is gone, payload and all
+		Response discarded = delete("/actuator/lockstep/queues/imports/dead/" + failing);
+		assertThat(discarded.status()).isEqualTo(200);
+		assertThat(discarded.body()).contains("\"discarded\":true");
+		assertThat(queue.task("imports", failing)).isEmpty();
+		assertThat(queue.stats("imports").dead()).isZero();
+		assertThat(get("/actuator/lockstep/queues/imports").body()).contains("\"deadLetters\":[]");
+		assertThat(delete("/actuator/lockstep/queues/imports/dead/" + failing).body()).contains("\"discarded\":false");
+
 		// the busiest groups: a group whose task runs, and groups waiting behind their running task
 		Importer importer = this.context.getBean(Importer.class);
 		importer.hold.set(new CountDownLatch(1));
-		queue.submit("imports", "tenant-2:orders", "hold");
+		String held = queue.submit("imports", "tenant-2:orders", "hold");
 		await().atMost(Duration.ofSeconds(20)).until(() -> queue.stats("imports").running() == 1);
-		queue.submit("imports", "tenant-2:orders", "next");
+		String queued = queue.submit("imports", "tenant-2:orders", "next");
 		queue.submit("imports", "tenant-2:orders", "next");
 		assertThat(get("/actuator/lockstep/queues/imports").body())
 			.contains("\"busiestGroups\":[{\"group\":\"tenant-2:orders\",\"queued\":2,\"running\":true}]");
+		// only a dead task can be discarded: a running one and a queued one stay
+		assertThat(queue.deadLetters("imports", 10)).isEmpty();
+		assertThat(delete("/actuator/lockstep/queues/imports/dead/" + held).body()).contains("\"discarded\":false");
+		assertThat(delete("/actuator/lockstep/queues/imports/dead/" + queued).body()).contains("\"discarded\":false");
+		assertThat(queue.task("imports", held).orElseThrow().state()).isEqualTo(SerialTask.State.RUNNING);
+		assertThat(queue.task("imports", queued).orElseThrow().state()).isEqualTo(SerialTask.State.QUEUED);
 		importer.hold.get().countDown();
 		await().atMost(Duration.ofSeconds(20)).until(() -> queue.stats("imports").queued() == 0
 				&& queue.stats("imports").running() == 0);
@@ -299,19 +315,22 @@ class LockstepEndpointTests {
 	}
 
 	private Response post(String path) throws Exception {
-		int port = ((WebServerApplicationContext) this.context).getWebServer().getPort();
-		HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
-			.timeout(Duration.ofSeconds(20))
-			.POST(HttpRequest.BodyPublishers.noBody())
-			.build();
-		HttpResponse<String> response = this.http.send(request, HttpResponse.BodyHandlers.ofString());
-		return new Response(response.statusCode(), response.body());
+		return send("POST", path);
+	}
+
+	private Response delete(String path) throws Exception {
+		return send("DELETE", path);
 	}
 
 	private Response get(String path) throws Exception {
+		return send("GET", path);
+	}
+
+	private Response send(String method, String path) throws Exception {
 		int port = ((WebServerApplicationContext) this.context).getWebServer().getPort();
 		HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
 			.timeout(Duration.ofSeconds(20))
+			.method(method, HttpRequest.BodyPublishers.noBody())
 			.build();
 		HttpResponse<String> response = this.http.send(request, HttpResponse.BodyHandlers.ofString());
 		return new Response(response.statusCode(), response.body());
