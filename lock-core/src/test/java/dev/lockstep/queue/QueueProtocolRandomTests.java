@@ -109,7 +109,13 @@ class QueueProtocolRandomTests {
 		this.scripts = new QueueScripts(new RedisScripts(this.redis.factory()));
 		this.keys = QueueKeys.of(this.redis.prefix(), "q");
 		for (int step = 0; step < STEPS; step++) {
-			String what = step(random);
+			String what;
+			try {
+				what = step(random);
+			}
+			catch (AssertionError ex) {
+				throw new AssertionError("seed " + seed + ", step " + step + ": " + ex.getMessage(), ex);
+			}
 			try {
 				checkInvariants();
 			}
