@@ -94,7 +94,10 @@ final class QueueScripts {
 			.thenApply((reply) -> reply.stream().map(QueueScripts::text).toList());
 	}
 
-	/** 1, or 0 when the task was no longer {@code owner}'s. */
+	/**
+	 * 1 (also when this owner's finish was recorded already: a call sent again), or 0 when the task
+	 * was no longer {@code owner}'s.
+	 */
 	CompletableFuture<Long> finish(QueueKeys keys, String id, String owner, Duration keep) {
 		return finishAndTake(keys, id, owner, keep, null, QueueSettings.DEFAULTS).thenApply((finished) -> finished.ended() ? 1L : 0L);
 	}
@@ -116,13 +119,19 @@ final class QueueScripts {
 	record Finished(boolean ended, Taken next) {
 	}
 
-	/** 1 retry later, 2 dead, 0 no longer {@code owner}'s. {@code maxAttempts} 0 buries the task at once. */
+	/**
+	 * 1 retry later, 2 dead, 0 no longer {@code owner}'s, 3 this owner's failure was recorded
+	 * already (a call sent again). {@code maxAttempts} 0 buries the task at once.
+	 */
 	CompletableFuture<Long> fail(QueueKeys keys, String id, String owner, String error, int maxAttempts, Duration backoff) {
 		return this.redis.run(FAIL, keys.forScripts(), List.of(id, owner, error, Integer.toString(maxAttempts),
 				Long.toString(backoff.toMillis()), keys.channel()));
 	}
 
-	/** 1, or 0 when the task was no longer {@code owner}'s. */
+	/**
+	 * 1 (also when this owner's release was recorded already: a call sent again), or 0 when the task
+	 * was no longer {@code owner}'s.
+	 */
 	CompletableFuture<Long> release(QueueKeys keys, String id, String owner, String reason) {
 		return this.redis.run(RELEASE, keys.forScripts(), List.of(id, owner, reason, keys.channel()));
 	}

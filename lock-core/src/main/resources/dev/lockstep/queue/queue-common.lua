@@ -6,7 +6,8 @@
 --   :dead     zset task id -> when it died
 --   :queued   count of queued tasks
 --   :g:<group> list of the group's task ids in order; the head is the one running or retried next
---   :t:<id>   hash: the task (group, payload, state, attempt, submitted, error, owner, ended, dedup)
+--   :t:<id>   hash: the task (group, payload, state, attempt, submitted, error, owner, ended, dedup,
+--             ended_by: the owner id whose finish, failure or release was recorded last)
 --   :d:<deduplication id> the task id, for the deduplication window
 -- A group with tasks is in exactly one of :ready, :delayed, or running (its head task in :running).
 local base = KEYS[1]
@@ -47,17 +48,41 @@ local function leave_group(group, id, channel)
   end
 end
 
--- Moves a task to the dead letters, keeping its payload for a redrive; its group goes on.
-local function bury(id, group, err, now, channel)
-  redis.call('HSET', task_key(id), 'state', 'DEAD', 'error', err, 'ended', now)
+-- Whether `owner` holds the task now ('holds'), or held it and its end (finish, failure or
+-- release) was recorded ('ended': the same call sent again after its reply was lost, to be
+-- answered as the first was without doing anything twice), or neither (nil).
+local function owner_of(task, owner)
+  local holder, ender = unpack(redis.call('HMGET', task, 'owner', 'ended_by'))
+  if holder == owner then
+    return 'holds'
+  elseif ender == owner then
+    return 'ended'
+  end
+  return nil
+end
+
+-- Writes a task's fields, and records `ender` (the owner that ended it, nil for none) with them.
+local function set_fields(id, ender, ...)
+  if ender then
+    redis.call('HSET', task_key(id), 'ended_by', ender, ...)
+  else
+    redis.call('HSET', task_key(id), ...)
+  end
+end
+
+-- Moves a task to the dead letters, keeping its payload for a redrive; its group goes on. `ender`
+-- is the owner that ended it (nil when its lease ran out).
+local function bury(id, group, err, now, channel, ender)
+  set_fields(id, ender, 'state', 'DEAD', 'error', err, 'ended', now)
   redis.call('HDEL', task_key(id), 'owner')
   redis.call('ZADD', base .. ':dead', now, id)
   leave_group(group, id, channel)
 end
 
--- A task goes back to waiting (a retry due now, a lease that ran out, a task given back).
-local function requeue(id, group, err, channel)
-  redis.call('HSET', task_key(id), 'state', 'QUEUED', 'error', err)
+-- A task goes back to waiting (a retry due now, a lease that ran out, a task given back). `ender`
+-- is the owner that gave it back (nil when its lease ran out or its take was undone).
+local function requeue(id, group, err, channel, ender)
+  set_fields(id, ender, 'state', 'QUEUED', 'error', err)
   redis.call('HDEL', task_key(id), 'owner')
   redis.call('INCR', base .. ':queued')
   make_ready(group, channel, true)

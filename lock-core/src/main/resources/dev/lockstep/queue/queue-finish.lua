@@ -4,16 +4,18 @@
 -- ARGV[1] task id, ARGV[2] owner id, ARGV[3] ms to keep the record, ARGV[4] wake-up channel,
 -- ARGV[5] next owner id ('' to take nothing), ARGV[6] lease ms, ARGV[7] max attempts
 -- Returns {1, take reply} ({1, {0, -1}} when nothing was to be taken), or {0, {0, -1}} when the task
--- is no longer this owner's (its lease ran out and it was given back): then nothing is taken.
+-- is no longer this owner's (its lease ran out and it was given back): then nothing is taken. The
+-- same finish sent again once it was recorded answers {1, {0, -1}} and changes nothing.
 local id = ARGV[1]
 local task = task_key(id)
-if redis.call('HGET', task, 'owner') ~= ARGV[2] then
-  return {0, {0, -1}}
+local held = owner_of(task, ARGV[2])
+if held ~= 'holds' then
+  return {held and 1 or 0, {0, -1}}
 end
 local taking = ARGV[5] ~= ''
 redis.call('ZREM', base .. ':running', id)
 local group = redis.call('HGET', task, 'group')
-redis.call('HSET', task, 'state', 'DONE', 'ended', now_ms())
+redis.call('HSET', task, 'state', 'DONE', 'ended', now_ms(), 'ended_by', ARGV[2])
 redis.call('HDEL', task, 'owner', 'payload')
 redis.call('PEXPIRE', task, ARGV[3])
 leave_group(group, id, (not taking) and ARGV[4])

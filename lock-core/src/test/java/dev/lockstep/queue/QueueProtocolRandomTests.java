@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -77,6 +78,12 @@ class QueueProtocolRandomTests {
 
 	private final Set<String> discarded = new HashSet<>();
 
+	/** The latest recorded ends, to send again as a worker does when it did not hear the reply. */
+	private final List<End> ends = new ArrayList<>();
+
+	/** The owner whose end of each task was recorded last. */
+	private final Map<String, String> enders = new HashMap<>();
+
 	private long owners;
 
 	private Map<String, Object> states = Map.of();
@@ -101,6 +108,8 @@ class QueueProtocolRandomTests {
 		this.held.clear();
 		this.done.clear();
 		this.discarded.clear();
+		this.ends.clear();
+		this.enders.clear();
 	}
 
 	private void run(long seed) throws Exception {
@@ -167,11 +176,18 @@ class QueueProtocolRandomTests {
 		if (dice < 70) {
 			// half the finishes take the worker's next task in the same step, as the workers do
 			String next = random.nextBoolean() ? "o" + (++this.owners) : null;
+			Callable<Long> finish = () -> {
+				QueueScripts.Finished again = get(this.scripts.finishAndTake(this.keys, id, owner, Duration.ofMinutes(5), next,
+						new QueueSettings(Duration.ofSeconds(60), MAX_ATTEMPTS, Duration.ZERO, Duration.ofMinutes(5))));
+				assertThat(again.next().task()).as("a finish sent again takes nothing").isNull();
+				return again.ended() ? 1L : 0L;
+			};
 			QueueScripts.Finished finished = get(this.scripts.finishAndTake(this.keys, id, owner, Duration.ofMinutes(5), next,
 					new QueueSettings(Duration.ofSeconds(60), MAX_ATTEMPTS, Duration.ZERO, Duration.ofMinutes(5))));
 			assertThat(finished.ended()).as("finish counts only for the current owner").isEqualTo(current);
 			if (finished.ended()) {
 				assertThat(this.done.add(id)).as("done at most once").isTrue();
+				ended(new End("finish", id, owner, 1, finish));
 			}
 			this.held.remove(id);
 			if (finished.next().task() != null) {
@@ -183,9 +199,13 @@ class QueueProtocolRandomTests {
 		}
 		if (dice < 85) {
 			long backoff = random.nextBoolean() ? 0 : random.nextInt(5);
-			long result = get(this.scripts.fail(this.keys, id, owner, "boom", random.nextInt(8) == 0 ? 0 : MAX_ATTEMPTS,
-					Duration.ofMillis(backoff)));
+			int maxAttempts = random.nextInt(8) == 0 ? 0 : MAX_ATTEMPTS;
+			Callable<Long> fail = () -> get(this.scripts.fail(this.keys, id, owner, "boom", maxAttempts, Duration.ofMillis(backoff)));
+			long result = fail.call();
 			assertThat(result != 0).as("a failure counts only for the current owner").isEqualTo(current);
+			if (result != 0) {
+				ended(new End("fail", id, owner, 3, fail));
+			}
 			this.held.remove(id);
 			return "fail " + id + " by " + owner + " backoff " + backoff;
 		}
@@ -205,8 +225,12 @@ class QueueProtocolRandomTests {
 			return "untake " + id + " by " + owner;
 		}
 		if (dice < 90) {
-			long result = get(this.scripts.release(this.keys, id, owner, "given back"));
+			Callable<Long> release = () -> get(this.scripts.release(this.keys, id, owner, "given back"));
+			long result = release.call();
 			assertThat(result).isEqualTo(current ? 1 : 0);
+			if (result != 0) {
+				ended(new End("release", id, owner, 1, release));
+			}
 			this.held.remove(id);
 			return "release " + id;
 		}
@@ -214,6 +238,9 @@ class QueueProtocolRandomTests {
 			List<String> lost = get(this.scripts.renew(this.keys, Map.of(id, owner), Duration.ofSeconds(60)));
 			assertThat(lost.isEmpty()).as("a renewal counts only for the current owner").isEqualTo(current);
 			return "renew " + id;
+		}
+		if (random.nextBoolean() && !this.ends.isEmpty()) {
+			return replay(this.ends.get(random.nextInt(this.ends.size())));
 		}
 		List<String> dead = new ArrayList<>(this.template.opsForZSet().range(this.keys.base() + ":dead", 0, -1));
 		if (random.nextInt(3) == 0) {
@@ -223,6 +250,7 @@ class QueueProtocolRandomTests {
 			assertThat(get(this.scripts.discard(this.keys, any))).as("discard " + any).isEqualTo(wasDead ? 1 : 0);
 			if (wasDead) {
 				this.discarded.add(any);
+				this.enders.remove(any);
 			}
 			return "discard " + any + (wasDead ? "" : " (not dead)");
 		}
@@ -305,6 +333,31 @@ class QueueProtocolRandomTests {
 		}
 	}
 
+	private void ended(End end) {
+		this.enders.put(end.id(), end.owner());
+		this.ends.add(end);
+		if (this.ends.size() > 8) {
+			this.ends.remove(0);
+		}
+	}
+
+	/**
+	 * An end sent again (its reply was lost): it answers as the first did while that end is the
+	 * task's latest, 0 once another owner ended the task since or the task is gone, and changes nothing
+	 * either way.
+	 */
+	private String replay(End end) throws Exception {
+		String taskKey = this.keys.base() + ":t:" + end.id();
+		Map<Object, Object> before = this.template.opsForHash().entries(taskKey);
+		String queuedBefore = this.template.opsForValue().get(this.keys.base() + ":queued");
+		boolean latest = end.owner().equals(this.enders.get(end.id()));
+		assertThat(end.again().call()).as(end.what() + " of " + end.id() + " by " + end.owner() + " sent again")
+			.isEqualTo(latest ? end.recorded() : 0);
+		assertThat(this.template.opsForHash().entries(taskKey)).as("the task after its end was sent again").isEqualTo(before);
+		assertThat(this.template.opsForValue().get(this.keys.base() + ":queued")).isEqualTo(queuedBefore);
+		return end.what() + " of " + end.id() + " by " + end.owner() + " sent again" + (latest ? "" : " (not the latest end)");
+	}
+
 	/**
 	 * The task and groups views agree with the stats: a running task whose lease ran out shows as
 	 * queued, and its group as waiting for a worker.
@@ -333,6 +386,13 @@ class QueueProtocolRandomTests {
 		}
 		assertThat(get(this.scripts.groups(this.keys, 100))).as("the groups view (running, lease ran out, waiting)")
 			.containsExactlyInAnyOrderElementsOf(expected.values());
+	}
+
+	/**
+	 * A finish, failure or release that was recorded, and the same call again; {@code recorded} is
+	 * what the call answers when it is sent again.
+	 */
+	private record End(String what, String id, String owner, long recorded, Callable<Long> again) {
 	}
 
 	private String state(String id) {
