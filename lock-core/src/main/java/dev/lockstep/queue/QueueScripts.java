@@ -120,8 +120,8 @@ final class QueueScripts {
 	}
 
 	/**
-	 * 1 retry later, 2 dead, 0 no longer {@code owner}'s, 3 this owner's failure was recorded
-	 * already (a call sent again). {@code maxAttempts} 0 buries the task at once.
+	 * 1 retry later, 2 dead, 0 no longer {@code owner}'s; the same call sent again once it was
+	 * recorded answers as the first did. {@code maxAttempts} 0 buries the task at once.
 	 */
 	CompletableFuture<Long> fail(QueueKeys keys, String id, String owner, String error, int maxAttempts, Duration backoff) {
 		return this.redis.run(FAIL, keys.forScripts(), List.of(id, owner, error, Integer.toString(maxAttempts),

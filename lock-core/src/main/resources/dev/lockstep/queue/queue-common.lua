@@ -7,7 +7,8 @@
 --   :queued   count of queued tasks
 --   :g:<group> list of the group's task ids in order; the head is the one running or retried next
 --   :t:<id>   hash: the task (group, payload, state, attempt, submitted, error, owner, ended, dedup,
---             ended_by: the owner id whose finish, failure or release was recorded last)
+--             and 'ended:<owner id>' = '<finish|fail|release>:<reply>' for each owner whose end of
+--             the task was recorded)
 --   :d:<deduplication id> the task id, for the deduplication window
 -- A group with tasks is in exactly one of :ready, :delayed, or running (its head task in :running).
 local base = KEYS[1]
@@ -48,41 +49,49 @@ local function leave_group(group, id, channel)
   end
 end
 
--- Whether `owner` holds the task now ('holds'), or held it and its end (finish, failure or
--- release) was recorded ('ended': the same call sent again after its reply was lost, to be
--- answered as the first was without doing anything twice), or neither (nil).
-local function owner_of(task, owner)
-  local holder, ender = unpack(redis.call('HMGET', task, 'owner', 'ended_by'))
+-- Whether `owner` holds the task now ('holds'); or held it and its end of this `kind` (finish,
+-- fail or release) was recorded ('ended', and the reply the end had): the same call sent again
+-- after its reply was lost, to be answered as the first was without doing anything twice; or
+-- neither (nil).
+local function owner_of(task, owner, kind)
+  local holder, recorded = unpack(redis.call('HMGET', task, 'owner', 'ended:' .. owner))
   if holder == owner then
     return 'holds'
-  elseif ender == owner then
-    return 'ended'
+  end
+  local reply = recorded and string.match(recorded, '^' .. kind .. ':(%d+)$')
+  if reply then
+    return 'ended', tonumber(reply)
   end
   return nil
 end
 
--- Writes a task's fields, and records `ender` (the owner that ended it, nil for none) with them.
-local function set_fields(id, ender, ...)
-  if ender then
-    redis.call('HSET', task_key(id), 'ended_by', ender, ...)
+-- The record of an owner's end of a task, written with the end's other fields (see owner_of).
+local function end_record(owner, kind, reply)
+  return {'ended:' .. owner, kind .. ':' .. reply}
+end
+
+-- Writes a task's fields, and the record of the end that writes them (nil for none).
+local function set_fields(id, ended, ...)
+  if ended then
+    redis.call('HSET', task_key(id), ended[1], ended[2], ...)
   else
     redis.call('HSET', task_key(id), ...)
   end
 end
 
--- Moves a task to the dead letters, keeping its payload for a redrive; its group goes on. `ender`
--- is the owner that ended it (nil when its lease ran out).
-local function bury(id, group, err, now, channel, ender)
-  set_fields(id, ender, 'state', 'DEAD', 'error', err, 'ended', now)
+-- Moves a task to the dead letters, keeping its payload for a redrive; its group goes on. `ended`
+-- records the owner's end that buried it (nil when its lease ran out).
+local function bury(id, group, err, now, channel, ended)
+  set_fields(id, ended, 'state', 'DEAD', 'error', err, 'ended', now)
   redis.call('HDEL', task_key(id), 'owner')
   redis.call('ZADD', base .. ':dead', now, id)
   leave_group(group, id, channel)
 end
 
--- A task goes back to waiting (a retry due now, a lease that ran out, a task given back). `ender`
--- is the owner that gave it back (nil when its lease ran out or its take was undone).
-local function requeue(id, group, err, channel, ender)
-  set_fields(id, ender, 'state', 'QUEUED', 'error', err)
+-- A task goes back to waiting (a retry due now, a lease that ran out, a task given back). `ended`
+-- records the owner's end that gave it back (nil when its lease ran out or its take was undone).
+local function requeue(id, group, err, channel, ended)
+  set_fields(id, ended, 'state', 'QUEUED', 'error', err)
   redis.call('HDEL', task_key(id), 'owner')
   redis.call('INCR', base .. ':queued')
   make_ready(group, channel, true)

@@ -2,26 +2,26 @@
 -- or, after its last attempt, goes to the dead letters and the group goes on.
 -- ARGV[1] task id, ARGV[2] owner id, ARGV[3] error text, ARGV[4] max attempts (0 buries at once),
 -- ARGV[5] retry backoff ms, ARGV[6] wake-up channel
--- Returns 1 when the task waits for a retry, 2 when it is dead, 0 when it is no longer this owner's,
--- 3 when this owner's failure was recorded already (the same call sent again; nothing changes).
+-- Returns 1 when the task waits for a retry, 2 when it is dead, 0 when it is no longer this owner's.
+-- The same call sent again once it was recorded answers as the first did and changes nothing.
 local id = ARGV[1]
 local task = task_key(id)
-local held = owner_of(task, ARGV[2])
+local held, reply = owner_of(task, ARGV[2], 'fail')
 if held ~= 'holds' then
-  return held and 3 or 0
+  return reply or 0
 end
 local now = now_ms()
 redis.call('ZREM', base .. ':running', id)
 local group, attempt = unpack(redis.call('HMGET', task, 'group', 'attempt'))
 if tonumber(attempt) >= tonumber(ARGV[4]) then
-  bury(id, group, ARGV[3], now, ARGV[6], ARGV[2])
+  bury(id, group, ARGV[3], now, ARGV[6], end_record(ARGV[2], 'fail', 2))
   return 2
 end
 if tonumber(ARGV[5]) <= 0 then
-  requeue(id, group, ARGV[3], ARGV[6], ARGV[2])
+  requeue(id, group, ARGV[3], ARGV[6], end_record(ARGV[2], 'fail', 1))
   return 1
 end
-redis.call('HSET', task, 'state', 'QUEUED', 'error', ARGV[3], 'ended_by', ARGV[2])
+redis.call('HSET', task, 'state', 'QUEUED', 'error', ARGV[3], unpack(end_record(ARGV[2], 'fail', 1)))
 redis.call('HDEL', task, 'owner')
 redis.call('INCR', base .. ':queued')
 redis.call('ZADD', base .. ':delayed', now + tonumber(ARGV[5]), group)

@@ -8,14 +8,14 @@
 -- same finish sent again once it was recorded answers {1, {0, -1}} and changes nothing.
 local id = ARGV[1]
 local task = task_key(id)
-local held = owner_of(task, ARGV[2])
+local held = owner_of(task, ARGV[2], 'finish')
 if held ~= 'holds' then
   return {held and 1 or 0, {0, -1}}
 end
 local taking = ARGV[5] ~= ''
 redis.call('ZREM', base .. ':running', id)
 local group = redis.call('HGET', task, 'group')
-redis.call('HSET', task, 'state', 'DONE', 'ended', now_ms(), 'ended_by', ARGV[2])
+redis.call('HSET', task, 'state', 'DONE', 'ended', now_ms(), unpack(end_record(ARGV[2], 'finish', 1)))
 redis.call('HDEL', task, 'owner', 'payload')
 redis.call('PEXPIRE', task, ARGV[3])
 leave_group(group, id, (not taking) and ARGV[4])

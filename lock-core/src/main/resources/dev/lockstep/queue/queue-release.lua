@@ -4,10 +4,10 @@
 -- Returns 1 (also for the same call sent again once it was recorded: nothing changes then), or 0
 -- when the task is no longer this owner's.
 local id = ARGV[1]
-local held = owner_of(task_key(id), ARGV[2])
+local held, reply = owner_of(task_key(id), ARGV[2], 'release')
 if held ~= 'holds' then
-  return held and 1 or 0
+  return reply or 0
 end
 redis.call('ZREM', base .. ':running', id)
-requeue(id, redis.call('HGET', task_key(id), 'group'), ARGV[3], ARGV[4], ARGV[2])
+requeue(id, redis.call('HGET', task_key(id), 'group'), ARGV[3], ARGV[4], end_record(ARGV[2], 'release', 1))
 return 1

@@ -29,9 +29,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * The queue scripts driven at random against a real Redis: submits (some with a deduplication id
  * seen before), takes by ever new owners with leases that run out at once or not, finishes,
- * failures with and without backoff, releases, takes undone (their reply lost), renewals, redrives
- * and discards (of dead tasks, and of tasks that are not dead), some by owners whose lease is gone
- * or whose task was discarded. After every step the queue's keys are read back and checked against
+ * failures with and without backoff, releases, takes undone (their reply lost), renewals, redrives,
+ * discards (of dead tasks, and of tasks that are not dead), recorded ends sent again (their reply
+ * lost) and ends of another kind by an owner that ended its task already, some by owners whose
+ * lease is gone or whose task was discarded. After every step the queue's keys are read back and checked against
  * its invariants:
  * <ul>
  * <li>a group with tasks is in exactly one of: waiting for a worker (once), waiting for a retry,
@@ -44,7 +45,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * dead letters); a discarded task is gone and only a dead one is discarded; a group's tasks that
  * were never redriven stay in submission order;</li>
  * <li>only the current owner's finish, failure, release or renewal counts, and a task is done at
- * most once.</li>
+ * most once; an end sent again answers as the first did and changes nothing.</li>
  * </ul>
  * Seeded: a failure names its seed and step; {@code -Dlockstep.queue.seeds=N} runs N more seeds.
  */
@@ -81,9 +82,6 @@ class QueueProtocolRandomTests {
 	/** The latest recorded ends, to send again as a worker does when it did not hear the reply. */
 	private final List<End> ends = new ArrayList<>();
 
-	/** The owner whose end of each task was recorded last. */
-	private final Map<String, String> enders = new HashMap<>();
-
 	private long owners;
 
 	private Map<String, Object> states = Map.of();
@@ -109,7 +107,6 @@ class QueueProtocolRandomTests {
 		this.done.clear();
 		this.discarded.clear();
 		this.ends.clear();
-		this.enders.clear();
 	}
 
 	private void run(long seed) throws Exception {
@@ -204,7 +201,7 @@ class QueueProtocolRandomTests {
 			long result = fail.call();
 			assertThat(result != 0).as("a failure counts only for the current owner").isEqualTo(current);
 			if (result != 0) {
-				ended(new End("fail", id, owner, 3, fail));
+				ended(new End("fail", id, owner, result, fail));
 			}
 			this.held.remove(id);
 			return "fail " + id + " by " + owner + " backoff " + backoff;
@@ -240,7 +237,7 @@ class QueueProtocolRandomTests {
 			return "renew " + id;
 		}
 		if (random.nextBoolean() && !this.ends.isEmpty()) {
-			return replay(this.ends.get(random.nextInt(this.ends.size())));
+			return replay(this.ends.get(random.nextInt(this.ends.size())), random.nextInt(4) == 0);
 		}
 		List<String> dead = new ArrayList<>(this.template.opsForZSet().range(this.keys.base() + ":dead", 0, -1));
 		if (random.nextInt(3) == 0) {
@@ -250,7 +247,6 @@ class QueueProtocolRandomTests {
 			assertThat(get(this.scripts.discard(this.keys, any))).as("discard " + any).isEqualTo(wasDead ? 1 : 0);
 			if (wasDead) {
 				this.discarded.add(any);
-				this.enders.remove(any);
 			}
 			return "discard " + any + (wasDead ? "" : " (not dead)");
 		}
@@ -334,7 +330,6 @@ class QueueProtocolRandomTests {
 	}
 
 	private void ended(End end) {
-		this.enders.put(end.id(), end.owner());
 		this.ends.add(end);
 		if (this.ends.size() > 8) {
 			this.ends.remove(0);
@@ -342,20 +337,32 @@ class QueueProtocolRandomTests {
 	}
 
 	/**
-	 * An end sent again (its reply was lost): it answers as the first did while that end is the
-	 * task's latest, 0 once another owner ended the task since or the task is gone, and changes nothing
-	 * either way.
+	 * An end sent again (its reply was lost): it answers as the first did (0 once the task is gone),
+	 * whatever other owners did with the task since; an end of another kind by the same owner
+	 * answers 0. Neither changes anything.
 	 */
-	private String replay(End end) throws Exception {
+	private String replay(End end, boolean crossed) throws Exception {
 		String taskKey = this.keys.base() + ":t:" + end.id();
 		Map<Object, Object> before = this.template.opsForHash().entries(taskKey);
 		String queuedBefore = this.template.opsForValue().get(this.keys.base() + ":queued");
-		boolean latest = end.owner().equals(this.enders.get(end.id()));
-		assertThat(end.again().call()).as(end.what() + " of " + end.id() + " by " + end.owner() + " sent again")
-			.isEqualTo(latest ? end.recorded() : 0);
-		assertThat(this.template.opsForHash().entries(taskKey)).as("the task after its end was sent again").isEqualTo(before);
+		String what = crossed ? (end.what().equals("release") ? "fail" : "release") + " after its " + end.what()
+				: end.what() + " sent again";
+		long answer;
+		if (!crossed) {
+			answer = end.again().call();
+		}
+		else if (end.what().equals("release")) {
+			answer = get(this.scripts.fail(this.keys, end.id(), end.owner(), "boom", MAX_ATTEMPTS, Duration.ZERO));
+		}
+		else {
+			answer = get(this.scripts.release(this.keys, end.id(), end.owner(), "given back"));
+		}
+		boolean gone = this.discarded.contains(end.id());
+		assertThat(answer).as(what + " of " + end.id() + " by " + end.owner())
+			.isEqualTo((crossed || gone) ? 0 : end.recorded());
+		assertThat(this.template.opsForHash().entries(taskKey)).as("the task after " + what).isEqualTo(before);
 		assertThat(this.template.opsForValue().get(this.keys.base() + ":queued")).isEqualTo(queuedBefore);
-		return end.what() + " of " + end.id() + " by " + end.owner() + " sent again" + (latest ? "" : " (not the latest end)");
+		return what + " of " + end.id() + " by " + end.owner();
 	}
 
 	/**
