@@ -8,7 +8,8 @@ package dev.lockstep;
  * @param running tasks being run by a listener somewhere, under a lease that has not run out
  * @param dead tasks in the dead letters
  * @param groupsWaiting groups whose next task could run now and waits for a free worker (a group
- * whose running task's lease ran out among them: a worker takes that task back first)
+ * whose running task's lease ran out among them: a worker takes that task back first, to run it
+ * again or to bury it after its last attempt)
  */
 public record QueueStats(long queued, long running, long dead, long groupsWaiting) {
 }

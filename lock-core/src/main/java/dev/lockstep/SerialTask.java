@@ -24,7 +24,9 @@ public record SerialTask(String id, String queue, String group, State state, int
 
 		/**
 		 * Waiting for its group's turn, for a retry after a failed attempt, or, once its lease ran
-		 * out (its instance stopped or stalled), for a worker to take it back.
+		 * out (its instance stopped or stalled), for a worker to take it back: to run it again, or
+		 * to bury it if that was its last attempt (unless its own worker, only stalled, renews the
+		 * lease first: then it is running again).
 		 */
 		QUEUED,
 
