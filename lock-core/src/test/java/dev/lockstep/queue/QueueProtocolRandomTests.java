@@ -173,14 +173,15 @@ class QueueProtocolRandomTests {
 		if (dice < 70) {
 			// half the finishes take the worker's next task in the same step, as the workers do
 			String next = random.nextBoolean() ? "o" + (++this.owners) : null;
+			Callable<QueueScripts.Finished> finishCall = () -> get(this.scripts.finishAndTake(this.keys, id, owner,
+					Duration.ofMinutes(5), next, new QueueSettings(Duration.ofSeconds(60), MAX_ATTEMPTS, Duration.ZERO,
+							Duration.ofMinutes(5))));
 			Callable<Long> finish = () -> {
-				QueueScripts.Finished again = get(this.scripts.finishAndTake(this.keys, id, owner, Duration.ofMinutes(5), next,
-						new QueueSettings(Duration.ofSeconds(60), MAX_ATTEMPTS, Duration.ZERO, Duration.ofMinutes(5))));
+				QueueScripts.Finished again = finishCall.call();
 				assertThat(again.next().task()).as("a finish sent again takes nothing").isNull();
 				return again.ended() ? 1L : 0L;
 			};
-			QueueScripts.Finished finished = get(this.scripts.finishAndTake(this.keys, id, owner, Duration.ofMinutes(5), next,
-					new QueueSettings(Duration.ofSeconds(60), MAX_ATTEMPTS, Duration.ZERO, Duration.ofMinutes(5))));
+			QueueScripts.Finished finished = finishCall.call();
 			assertThat(finished.ended()).as("finish counts only for the current owner").isEqualTo(current);
 			if (finished.ended()) {
 				assertThat(this.done.add(id)).as("done at most once").isTrue();

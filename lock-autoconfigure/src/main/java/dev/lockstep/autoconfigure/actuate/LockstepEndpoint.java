@@ -6,8 +6,8 @@ import java.util.List;
 
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
 import org.springframework.boot.actuate.endpoint.annotation.Selector.Match;
@@ -199,8 +199,8 @@ public final class LockstepEndpoint {
 	 * @param settings the lease, attempts, backoff and deduplication window it runs with here
 	 * @param stats queued, running, dead, groups waiting
 	 * @param busiestGroups the groups of up to 20 running tasks, of up to 20 whose lease ran out and
-	 * the first 20 groups waiting for a worker, most tasks queued first (read without a scan, so a busy group waiting further back is not
-	 * among them)
+	 * the first 20 groups waiting for a worker, most tasks queued first (read without a scan, so a
+	 * busy group waiting further back is not among them)
 	 * @param deadLetters its oldest dead tasks, up to 20
 	 */
 	public record QueueDetail(String name, boolean listenedHere, QueueSettings settings, QueueStats stats,
