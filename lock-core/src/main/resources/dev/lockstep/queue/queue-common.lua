@@ -88,6 +88,15 @@ local function bury(id, group, err, now, channel, ended)
   leave_group(group, id, channel)
 end
 
+-- Takes a dead task out of the dead letters, for a redrive or a discard; false when it is not dead.
+local function unbury(id)
+  if redis.call('HGET', task_key(id), 'state') ~= 'DEAD' then
+    return false
+  end
+  redis.call('ZREM', base .. ':dead', id)
+  return true
+end
+
 -- A task goes back to waiting (a retry due now, a lease that ran out, a task given back). `ended`
 -- records the owner's end that gave it back (nil when its lease ran out or its take was undone).
 local function requeue(id, group, err, channel, ended)

@@ -3,11 +3,10 @@
 -- ARGV[1] task id, ARGV[2] wake-up channel
 -- Returns 1, or 0 when the task is not dead.
 local id = ARGV[1]
-local task = task_key(id)
-if redis.call('HGET', task, 'state') ~= 'DEAD' then
+if not unbury(id) then
   return 0
 end
-redis.call('ZREM', base .. ':dead', id)
+local task = task_key(id)
 redis.call('HSET', task, 'state', 'QUEUED', 'attempt', 0)
 redis.call('HDEL', task, 'ended')
 redis.call('INCR', base .. ':queued')
