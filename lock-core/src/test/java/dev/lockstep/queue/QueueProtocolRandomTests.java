@@ -32,8 +32,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * failures with and without backoff, releases, takes undone (their reply lost), renewals, redrives,
  * discards (of dead tasks, and of tasks that are not dead), recorded ends sent again (their reply
  * lost) and ends of another kind by an owner that ended its task already, some by owners whose
- * lease is gone or whose task was discarded. After every step the queue's keys are read back and checked against
- * its invariants:
+ * lease is gone or whose task was discarded. After every step the queue's keys are read back and
+ * checked against its invariants:
  * <ul>
  * <li>a group with tasks is in exactly one of: waiting for a worker (once), waiting for a retry,
  * running; a group without tasks is in none;</li>
