@@ -36,7 +36,7 @@ public record SerialTask(String id, String queue, String group, State state, int
 		/** Run successfully; kept for the deduplication window. */
 		DONE,
 
-		/** Failed on every attempt, or its payload could not be read; kept until redriven. */
+		/** Failed on every attempt, or its payload could not be read; kept until redriven or discarded. */
 		DEAD
 
 	}
