@@ -31,7 +31,7 @@ import static org.awaitility.Awaitility.await;
  * for the same lock. If it gets it, there are two holders.
  *
  * <p>CI runs {@value #DEFAULT_TRIALS} trial with none and with both replicas acknowledging; the
- * figures in the README (0, 1 and 2) come from {@code -Dlockstep.failover.sentinel-trials=20}.
+ * figures in the README (0, 1 and 2) come from {@code -Dlockstep.failover.sentinel-trials=10}.
  */
 @Timeout(value = 600, unit = TimeUnit.SECONDS)
 class SentinelFailoverTrialsTests {
