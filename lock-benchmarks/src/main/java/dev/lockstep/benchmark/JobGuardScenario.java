@@ -72,6 +72,15 @@ final class JobGuardScenario implements Scenario {
 		}
 	}
 
+	@Override
+	public List<TargetCheck> targets(ScenarioResults results) {
+		return List.of(
+				TargetCheck.atLeast(id(), "Lockstep ≥ ShedLock's firings/s", results.figure(Library.LOCKSTEP, FIRINGS), 1.0,
+						results.figure(Library.SHEDLOCK, FIRINGS)),
+				TargetCheck.atMost(id(), "Lockstep's Redis CPU per firing ≤ ShedLock's",
+						results.figure(Library.LOCKSTEP, REDIS_CPU), 1.0, results.figure(Library.SHEDLOCK, REDIS_CPU)));
+	}
+
 	private GuardedJobClient connect(Library library, BenchmarkRedis redis, String namespace) {
 		return switch (library) {
 			case LOCKSTEP -> new LockstepJobGuardClient(redis, namespace + ":", this.cron);

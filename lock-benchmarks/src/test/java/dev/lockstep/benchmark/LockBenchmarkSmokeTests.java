@@ -35,6 +35,12 @@ class LockBenchmarkSmokeTests {
 			.contains("Overlap check: 0 overlapping holders")
 			.doesNotContain("n/a");
 		assertThat(report.targets()).extracting(TargetCheck::scenario).contains("C16", "D");
+		assertThat(report.targets()).filteredOn((check) -> check.scenario().equals("D"))
+			.extracting(TargetCheck::target)
+			.containsExactly("Lockstep p50 ≤ half of Redisson's", "Lockstep p99 ≤ a quarter of Redisson's");
+		assertThat(report.targets()).filteredOn((check) -> check.scenario().equals("D"))
+			.extracting(TargetCheck::verdict)
+			.doesNotContain(TargetCheck.Verdict.NOT_MEASURED);
 		assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(40));
 	}
 
@@ -59,7 +65,13 @@ class LockBenchmarkSmokeTests {
 			.contains("| F-CRON | p50 µs/firing ↓ |")
 			.contains("| F-CRON | Redis commands/firing ↓ |")
 			.doesNotContain("n/a");
-		assertThat(report.targets()).extracting(TargetCheck::scenario).contains("E");
+		assertThat(report.targets()).extracting(TargetCheck::scenario).contains("E", "F-CRON");
+		assertThat(report.targets()).filteredOn((check) -> check.scenario().equals("F-CRON"))
+			.extracting(TargetCheck::target)
+			.containsExactly("Lockstep ≥ ShedLock's firings/s", "Lockstep's Redis CPU per firing ≤ ShedLock's");
+		assertThat(report.targets()).filteredOn((check) -> check.scenario().equals("F-CRON"))
+			.extracting(TargetCheck::verdict)
+			.doesNotContain(TargetCheck.Verdict.NOT_MEASURED);
 		assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(40));
 	}
 
