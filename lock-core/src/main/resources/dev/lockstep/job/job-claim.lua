@@ -16,7 +16,8 @@
 --   '<slot>:r:<instance that ran it>' once decided, '<slot>:r:' when its chosen instance skipped it
 --   because a run was in progress),
 -- KEYS[4] members hash ('seen:<instance>' last seen ms, 'fired:<instance>' last slot it fired,
---   'elected:<instance>' last slot it was elected for, 'elected' the latest slot elected)
+--   'elected:<instance>' last slot it was elected for, 'elected' the latest slot elected,
+--   'pruned' the highest slot below which job-member.lua may have pruned slot records)
 -- ARGV[1] instance, ARGV[2] owner id ('<instance>:<sequence>'), ARGV[3] lease ms (lockAtMostFor),
 -- ARGV[4] slot ms ('' when the firing has none), ARGV[5] 'first' or 'takeover' (run an unclaimed
 -- slot left to another instance), ARGV[6] liveness window ms, ARGV[7] horizon ms
@@ -65,6 +66,12 @@ local function own_run()
   return nil
 end
 
+local function pruned_away()
+  member_fields = {}
+  return skip(0, 'slot is older than the slot records kept (an instance with a shorter horizon pruned them): '
+    .. 'this clock is far behind')
+end
+
 local chosen, decided
 if slot ~= '' then
   if tonumber(slot) < now - tonumber(ARGV[7]) then
@@ -91,6 +98,13 @@ if slot ~= '' then
     end
     return skip(0, 'slot already ran on ' .. decided)
   end
+  if not chosen and not first then
+    -- a takeover of a slot without records: they may have been pruned (a first claim reads this below)
+    local pruned = tonumber(redis.call('HGET', KEYS[4], 'pruned'))
+    if pruned and tonumber(slot) < pruned then
+      return pruned_away()
+    end
+  end
 end
 
 if slot ~= '' and first and not chosen then
@@ -98,7 +112,7 @@ if slot ~= '' and first and not chosen then
   -- (the first election takes any that fired it)
   local members = redis.call('HGETALL', KEYS[4])
   local seen, fired, elected = {}, {}, {}
-  local latest
+  local latest, pruned
   for i = 1, #members, 2 do
     local kind, who = string.match(members[i], '^(%a+):(.*)$')
     local value = tonumber(members[i + 1])
@@ -110,7 +124,12 @@ if slot ~= '' and first and not chosen then
       elected[who] = value
     elseif members[i] == 'elected' then
       latest = value
+    elseif members[i] == 'pruned' then
+      pruned = value
     end
+  end
+  if pruned and tonumber(slot) < pruned then
+    return pruned_away()
   end
   fired[instance] = tonumber(slot)
   local previous

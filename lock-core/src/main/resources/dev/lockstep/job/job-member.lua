@@ -3,6 +3,9 @@
 -- older than the horizon (job-claim.lua never runs such a slot) and instances neither seen nor
 -- elected nor firing for ten liveness windows. Or, when the instance shuts down, marks it gone
 -- (no longer a candidate; its rotation record stays, for a restart).
+-- Instances may be given different horizons (lockstep.job.skew-tolerance), so the highest cutoff
+-- any of them pruned below is kept in the members hash ('pruned'): job-claim.lua runs no slot
+-- below it, whatever its own horizon, as that slot's records may be gone.
 -- KEYS[1] members hash (see job-claim.lua), KEYS[2] slots, KEYS[3..] the job's other record keys
 -- ARGV[1] instance, ARGV[2] 'join' or 'leave', ARGV[3] retention ms, ARGV[4] liveness window ms,
 -- ARGV[5] horizon ms
@@ -14,16 +17,23 @@ end
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 redis.call('HSET', KEYS[1], 'seen:' .. ARGV[1], now)
-redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', '(' .. (now - tonumber(ARGV[5])))
+local cutoff = now - tonumber(ARGV[5])
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', '(' .. cutoff)
 -- an instance is gone when it was not seen, nor fired, nor elected for ten liveness windows
 local gone_before = now - 10 * tonumber(ARGV[4])
 local members = redis.call('HGETALL', KEYS[1])
 local last = {}
+local pruned
 for i = 1, #members, 2 do
   local who = string.match(members[i], '^%a+:(.*)$')
   if who then
     last[who] = math.max(last[who] or 0, tonumber(members[i + 1]))
+  elseif members[i] == 'pruned' then
+    pruned = tonumber(members[i + 1])
   end
+end
+if not pruned or pruned < cutoff then
+  redis.call('HSET', KEYS[1], 'pruned', cutoff)
 end
 for who, at in pairs(last) do
   if at < gone_before then

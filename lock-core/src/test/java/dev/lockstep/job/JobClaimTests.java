@@ -225,6 +225,34 @@ class JobClaimTests {
 		}
 	}
 
+	/**
+	 * Two instances with different skew tolerances: the one with the shorter horizon prunes a slot
+	 * the other's horizon still covers. A late first firing and a takeover of that slot by the
+	 * other are both refused, so the slot, which already ran, does not run again.
+	 */
+	@Test
+	void aSlotPrunedByAnInstanceWithAShorterHorizonIsNeverRunAgain() throws Exception {
+		try (RedisScripts redis = new RedisScripts(connectionFactory)) {
+			Job job = new Job(new JobScripts(redis), "horizons", "a", "b");
+			long slot = SLOT - 60_000;
+			assertThat(job.claim("a", slot).get(0)).isEqualTo(1L);
+			job.finish("a", slot);
+			// b's horizon is 30 s: its heartbeat prunes the records of the slot a minute ago
+			job.scripts.member(job.keys, "b", true, 3_600_000, LIVENESS, 30_000).get();
+			assertThat(job.template.opsForZSet().rangeByScore(job.keys.slots(), slot, slot)).isEmpty();
+
+			// a's own horizon (HORIZON, five minutes) still covers the slot; a clock a minute late fires it
+			for (List<Object> reply : List.of(job.claim("a", slot), job.takeover("a", slot))) {
+				assertThat(reply.get(0)).isEqualTo(0L);
+				assertThat(reply.get(1).toString()).startsWith("slot is older than the slot records kept");
+			}
+			assertThat(job.template.hasKey(job.keys.guard())).as("no run took the guard").isFalse();
+			assertThat(job.template.opsForList().size(job.keys.history())).as("runs recorded").isEqualTo(1L);
+			// a slot above the pruned ones is elected as ever (b, elected least recently)
+			assertThat(job.claim("a", SLOT)).containsExactly(2L, "b");
+		}
+	}
+
 	@Test
 	void aChosenInstanceThatFindsARunInProgressDecidesItsSlotSoNoTakeoverRunsItLater() throws Exception {
 		try (RedisScripts redis = new RedisScripts(connectionFactory)) {

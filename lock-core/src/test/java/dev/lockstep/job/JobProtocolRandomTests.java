@@ -11,12 +11,14 @@ import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 import dev.lockstep.lock.RedisConnections;
@@ -34,7 +36,10 @@ import static org.assertj.core.api.Assertions.fail;
  * at random: clocks are skewed by up to 0.4 of the tolerance either way (a tolerance of half a
  * period up to three periods), and one in eight by one to two tolerances, runs last from nothing to several periods, instances die (before,
  * while or after running) and new ones join, one instance may announce the job without ever
- * firing it, claims are replayed, and claim replies are lost (then undone).
+ * firing it, claims are replayed, and claim replies are lost (then undone). In half the runs an
+ * instance with a shorter horizon than the others' (a smaller {@code lockstep.job.skew-tolerance})
+ * prunes the slot records every few periods, some periods behind the slots being fired, while
+ * instances whose clocks run late still fire the pruned slots.
  *
  * <p>Invariant 1: no slot runs twice and no two runs overlap. Invariant 2: every slot whose first
  * firer lives through it runs once, unless a claim found another run in progress, whatever the
@@ -124,6 +129,12 @@ class JobProtocolRandomTests {
 
 		private int slots;
 
+		/** Claims refused because their slot's records were pruned by an instance with a shorter horizon. */
+		private int prunedAway;
+
+		/** Elections read just before a prune: slot -> chosen instance. */
+		private final Map<Long, String> prunedElections = new HashMap<>();
+
 		private long sequence;
 
 		private long now = Long.MIN_VALUE;
@@ -148,13 +159,30 @@ class JobProtocolRandomTests {
 			for (int i = 0; i < slots / 100; i++) {
 				schedule(this.random.nextLong(slots * PERIOD), () -> join(this.now, true));
 			}
+			if (this.random.nextBoolean()) {
+				// behind the slots being fired by more than a clock within the tolerance
+				long lag = PERIOD / 2 + this.tolerance / 2 + this.random.nextLong(this.tolerance / 2);
+				for (long at = lag + PERIOD; at < slots * PERIOD; at += (1 + this.random.nextInt(3)) * PERIOD) {
+					schedule(at, () -> prune(lag));
+				}
+				// an instance whose clock runs later still fires the slots after they are pruned
+				join(0, true, lag + (4 + this.random.nextInt(4)) * PERIOD);
+			}
 			drainUntil(Long.MAX_VALUE);
 			check(slots);
 		}
 
 		private void join(long at, boolean fires) throws Exception {
+			join(at, fires, null);
+		}
+
+		/** @param late a skew to give the instance's clock, or null for a random one */
+		private void join(long at, boolean fires, @Nullable Long late) throws Exception {
 			long skew = Math.round((this.random.nextDouble() * 0.8 - 0.4) * this.tolerance);
-			if (this.random.nextInt(8) == 0) {
+			if (late != null) {
+				skew = late;
+			}
+			else if (this.random.nextInt(8) == 0) {
 				// a clock off by more than the tolerance: its slots may run late or elsewhere, never twice
 				skew = (this.random.nextBoolean() ? 1 : -1) * (this.tolerance + this.random.nextLong(this.tolerance + 1));
 			}
@@ -184,6 +212,34 @@ class JobProtocolRandomTests {
 			// its membership lapses a little later, as it stops announcing itself; a new instance replaces it
 			schedule(this.now + 3 * PERIOD, () -> this.scripts.member(this.keys, instance.id, false, 3_600_000, 3_600_000, 600_000).get());
 			schedule(this.now + 5 * PERIOD, () -> join(this.now, instance.fires));
+		}
+
+		/**
+		 * The member heartbeat of an instance whose horizon ends {@code lag} behind the simulated now:
+		 * it prunes the records of older slots. A slot not run by then is left out of invariants 2 and 3.
+		 */
+		private void prune(long lag) throws Exception {
+			int below = (int) ((this.now - lag) / PERIOD);
+			if (below <= 0) {
+				return;
+			}
+			StringRedisTemplate template = JobProtocolRandomTests.this.template;
+			// the elections about to go, for the check (a slot elected again after this shows as a second election)
+			for (String member : template.opsForZSet().rangeByScore(this.keys.slots(), 0, slot(below + 100))) {
+				int colon = member.indexOf(':');
+				if (member.startsWith("e:", colon + 1)) {
+					this.prunedElections.put(Long.parseLong(member.substring(0, colon)), member.substring(colon + 3));
+				}
+			}
+			long serverNow = template.execute((RedisCallback<Long>) (connection) -> connection.serverCommands().time());
+			this.scripts.member(this.keys, "pruner", true, 3_600_000, 3_600_000, serverNow - slot(below)).get();
+			// the script's own clock sets the cutoff it records
+			long cutoff = Long.parseLong((String) template.opsForHash().get(this.keys.members(), "pruned"));
+			for (int slot = 0; slot < this.slots && slot(slot) < cutoff; slot++) {
+				if (!this.ranBy.containsKey(slot)) {
+					this.disturbed.add(slot);
+				}
+			}
 		}
 
 		private void fire(Instance instance, int slot) throws Exception {
@@ -280,6 +336,9 @@ class JobProtocolRandomTests {
 			for (Object part : reply) {
 				decoded.add((part instanceof byte[] bytes) ? new String(bytes, StandardCharsets.UTF_8) : part);
 			}
+			if (decoded.get(0).equals(0L) && decoded.get(1).toString().contains("pruned")) {
+				this.prunedAway++;
+			}
 			return decoded;
 		}
 
@@ -293,6 +352,10 @@ class JobProtocolRandomTests {
 						.as("a second election of slot %s", member.substring(0, colon)).isNull();
 				}
 			}
+			this.prunedElections.forEach((slot, chosen) -> {
+				String now = elections.putIfAbsent(slot, chosen);
+				assertThat(now).as("slot %d elected again after its records were pruned", slot).isIn(null, chosen);
+			});
 			Map<String, Instance> byId = new HashMap<>();
 			this.instances.forEach((instance) -> byId.put(instance.id, instance));
 			int ranOnChosen = 0;
@@ -307,7 +370,8 @@ class JobProtocolRandomTests {
 					continue;
 				}
 				if (this.held.contains(slot) || this.disturbed.contains(slot)) {
-					excluded.merge(this.held.contains(slot) ? "a run in progress" : "a reply lost", 1, Integer::sum);
+					excluded.merge(this.held.contains(slot) ? "a run in progress" : "a reply lost or pruned first", 1,
+							Integer::sum);
 					continue;
 				}
 				assertThat(runners).as("runs of slot %d, first fired by %s", slot, first.id).hasSize(1);
@@ -322,8 +386,12 @@ class JobProtocolRandomTests {
 				}
 			}
 			// enough slots were covered for the invariants to mean something (long runs and deaths exclude the rest)
-			assertThat(ranOnChosen).as("slots checked against their chosen instance (others excluded: %s)", excluded)
+			assertThat(ranOnChosen)
+				.as("slots checked against their chosen instance (others excluded: %s; claims of pruned slots refused: %d)",
+						excluded, this.prunedAway)
 				.isGreaterThan(slots / 5);
+			System.out.printf("job protocol run: %d slots checked against their chosen instance, excluded %s, "
+					+ "claims of pruned slots refused %d%n", ranOnChosen, excluded, this.prunedAway);
 		}
 
 		private boolean withinTolerance(Instance instance) {
