@@ -276,12 +276,14 @@ final class JobRunner {
 			throw ex;
 		}
 		finally {
+			long tookNanos = System.nanoTime() - startedNanos;
 			RunningFirings.exit(outer);
-			this.listener.jobRan(job.name(), Duration.ofNanos(System.nanoTime() - startedNanos), failure == null);
 			if (renewal != null) {
 				renewal.cancel(false);
 			}
-			finish(run, failure, System.nanoTime() - startedNanos);
+			// the guard is given up before the listener hears of the run: not even an Error it throws keeps it
+			finish(run, failure, tookNanos);
+			this.listener.jobRan(job.name(), Duration.ofNanos(tookNanos), failure == null);
 		}
 	}
 

@@ -40,6 +40,7 @@ import dev.lockstep.JobMember;
 import dev.lockstep.JobNextSlot;
 import dev.lockstep.JobRun;
 import dev.lockstep.JobSkip;
+import dev.lockstep.LockListener;
 import dev.lockstep.annotation.JobGuard;
 import dev.lockstep.testing.RedisServer;
 
@@ -173,6 +174,20 @@ class JobGuardTests {
 		// the run is metered on the instance that ran it, with its outcome
 		await().atMost(Duration.ofSeconds(5)).until(() -> context.getBean(MeterRegistry.class)
 			.find("lockstep.job.runs").tag("job", "nightly-export").tag("outcome", "failure").timer() != null);
+	}
+
+	/**
+	 * A {@code LockListener} that throws an Error when it hears of a run (the listener isolation
+	 * only catches exceptions): the run's guard is given up all the same, so the next firings run.
+	 * Given up after the listener, the guard would stay held and renewed until the application stops.
+	 */
+	@Test
+	void aListenerThatThrowsAnErrorAfterARunDoesNotKeepTheGuard() {
+		ListenerThrowsError.THROWN.set(0);
+		this.apps.start("erring", Duration.ZERO, ListenerThrowsError.class);
+		// fired every 300 ms: a guard kept after the first run would hold the others off for a minute
+		await().atMost(Duration.ofSeconds(20)).until(() -> RUNS.size() >= 3);
+		assertThat(ListenerThrowsError.THROWN.get()).as("errors thrown by the listener").isGreaterThanOrEqualTo(2);
 	}
 
 	@Test
@@ -426,6 +441,32 @@ class JobGuardTests {
 		@JobGuard
 		public void tick() {
 			record(this.instance, clock(), 1);
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class ListenerThrowsError extends Job {
+
+		static final java.util.concurrent.atomic.AtomicInteger THROWN = new java.util.concurrent.atomic.AtomicInteger();
+
+		@Scheduled(fixedRate = 300)
+		@JobGuard(name = "erring-listener", lockAtMostFor = "1m")
+		public void tick() {
+			record(this.instance, clock(), 1);
+		}
+
+		@Bean
+		LockListener erringListener() {
+			return new LockListener() {
+
+				@Override
+				public void jobRan(String job, Duration took, boolean succeeded) {
+					THROWN.incrementAndGet();
+					throw new AssertionError("a listener's own bug");
+				}
+
+			};
 		}
 
 	}
