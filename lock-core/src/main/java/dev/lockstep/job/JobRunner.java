@@ -14,6 +14,7 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
 import io.micrometer.observation.ObservationRegistry;
@@ -259,7 +260,7 @@ final class JobRunner {
 
 	private @Nullable Object runClaimed(GuardedJob job, @Nullable Long slot, JobClaim claim, Body body, int attempt)
 			throws Throwable {
-		Run run = new Run(job, claim.owner(), claim.token(), claim.start(), slot);
+		Run run = new Run(job, claim.owner(), claim.token(), claim.start(), slot, new AtomicBoolean());
 		this.runs.add(run);
 		ScheduledFuture<?> renewal = null;
 		Throwable failure = null;
@@ -296,11 +297,15 @@ final class JobRunner {
 	private void finish(Run run, @Nullable Throwable failure, long durationNanos) {
 		GuardedJob job = run.job();
 		this.firings.enterAlways();
-		CompletableFuture<Long> finished = this.scripts
-			.finish(keys(job), run.owner(), this.instanceId, run.slot(), run.start(),
-					run.start() + TimeUnit.NANOSECONDS.toMillis(durationNanos), failure,
-					job.lockAtLeastFor().toMillis(), JobRecords.HISTORY_SIZE)
-			.orTimeout(this.commandTimeout.toMillis(), TimeUnit.MILLISECONDS);
+		CompletableFuture<Long> sent;
+		synchronized (run) {
+			// a renewal already on its way goes out before the finish, none after it (see renew)
+			run.ended().set(true);
+			sent = this.scripts.finish(keys(job), run.owner(), this.instanceId, run.slot(), run.start(),
+					run.start() + TimeUnit.NANOSECONDS.toMillis(durationNanos), failure, job.lockAtLeastFor().toMillis(),
+					JobRecords.HISTORY_SIZE);
+		}
+		CompletableFuture<Long> finished = sent.orTimeout(this.commandTimeout.toMillis(), TimeUnit.MILLISECONDS);
 		this.unrecordedFinishes.put(job.name(), finished);
 		finished.whenComplete((released, error) -> {
 			try {
@@ -350,9 +355,21 @@ final class JobRunner {
 		return Math.max(MIN_HORIZON.toMillis(), this.skewTolerance.toMillis() * 20);
 	}
 
+	/**
+	 * Extends the guard of a run still going. Sent under the run's monitor, as its finish is: a
+	 * renewal that reached Redis after the finish would stretch a guard the finish had shortened to
+	 * what is left of lockAtLeastFor back to lockAtMostFor, and every instance would skip the job
+	 * until then. Both go out in order on the one connection.
+	 */
 	private void renew(Run run) {
-		this.scripts.renew(keys(run.job()), run.owner(), run.job().lockAtMostFor().toMillis())
-			.orTimeout(this.commandTimeout.toMillis(), TimeUnit.MILLISECONDS)
+		CompletableFuture<List<Long>> sent;
+		synchronized (run) {
+			if (run.ended().get()) {
+				return;
+			}
+			sent = this.scripts.renew(keys(run.job()), run.owner(), run.job().lockAtMostFor().toMillis());
+		}
+		sent.orTimeout(this.commandTimeout.toMillis(), TimeUnit.MILLISECONDS)
 			.whenComplete((renewed, error) -> {
 				if (error != null) {
 					logger.warn("Could not renew the guard of job '{}', will retry: {}", run.job().name(), error.toString());
@@ -394,8 +411,8 @@ final class JobRunner {
 	private record UnrecordedSkip(@Nullable Long slot, long atMillis, String reason) {
 	}
 
-	/** A run in progress. */
-	private record Run(GuardedJob job, String owner, long token, long start, @Nullable Long slot) {
+	/** A run in progress; {@code ended} once its finish is sent (set under the run's monitor). */
+	private record Run(GuardedJob job, String owner, long token, long start, @Nullable Long slot, AtomicBoolean ended) {
 	}
 
 }
