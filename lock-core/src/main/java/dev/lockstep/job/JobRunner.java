@@ -70,8 +70,13 @@ final class JobRunner {
 	/** Firings between their claim and their finish; shutdown waits for them. */
 	private final InFlightWork firings = new InFlightWork();
 
-	/** Part of every owner id, so that two JVMs given one instance id still never share an owner. */
-	private final String nonce = Long.toString(ThreadLocalRandom.current().nextLong(36L * 36 * 36 * 36), 36);
+	/**
+	 * Four random base-36 characters at the start of every owner id's sequence (a fixed width, so
+	 * that they never run into the counter after them): two JVMs given one instance id share owner
+	 * ids only if they draw the same four (1 in 1.7 million).
+	 */
+	private final String nonce = Long.toString(36L * 36 * 36 * 36 + ThreadLocalRandom.current().nextLong(36L * 36 * 36 * 36), 36)
+		.substring(1);
 
 	private final ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1,
 			DaemonThreads.named("lockstep-job-guard"));
