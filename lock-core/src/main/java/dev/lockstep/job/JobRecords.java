@@ -66,9 +66,9 @@ final class JobRecords {
 		List<JobRun> runs = new ArrayList<>();
 		if (entries != null) {
 			for (String entry : entries) {
-				// instance|slot|start|end|outcome|exception
+				// instance|slot|start|end|outcome|exception|owner id (earlier builds wrote no owner id)
 				String[] parts = entry.split("\\|", -1);
-				if (parts.length == 6) {
+				if (parts.length == 6 || parts.length == 7) {
 					runs.add(new JobRun(job, parts[0], instant(parts[1]), instant(parts[2]), instant(parts[3]),
 							"success".equals(parts[4]), emptyToNull(parts[5])));
 				}

@@ -173,6 +173,43 @@ class JobClaimTests {
 		}
 	}
 
+	/**
+	 * A finish sent again after its reply was lost (a client replays it after a reconnect): the run
+	 * is recorded once, and the guard is neither released nor kept again, whether the first finish
+	 * released it, kept it for lockAtLeastFor, or found it gone (the run outlived lockAtMostFor).
+	 */
+	@Test
+	void aFinishSentTwiceRecordsItsRunOnceAndChangesNothing() throws Exception {
+		try (RedisScripts redis = new RedisScripts(connectionFactory)) {
+			JobScripts scripts = new JobScripts(redis);
+			JobKeys keys = JobKeys.of(RedisConnections.uniquePrefix(), "replayed");
+			StringRedisTemplate template = new StringRedisTemplate(connectionFactory);
+			template.afterPropertiesSet();
+			// released at once, kept for lockAtLeastFor (a minute), and found gone
+			long[][] cases = { { 0, 1 }, { 60_000, 1 }, { 0, 0 } };
+			int sequence = 0;
+			for (long[] finish : cases) {
+				String owner = "i1:f" + (++sequence);
+				assertThat(scripts.claim(keys, "i1", owner, 600_000, null, false, LIVENESS, HORIZON).get().get(0))
+					.isEqualTo(1L);
+				if (finish[1] == 0) {
+					template.delete(keys.guard());
+				}
+				long first = scripts.finish(keys, owner, "i1", null, 1_000, 1_500, null, finish[0], 20).get();
+				assertThat(first).as("the first finish of %s", owner).isEqualTo(finish[1]);
+				List<String> history = template.opsForList().range(keys.history(), 0, -1);
+				Long ttl = template.getExpire(keys.guard(), TimeUnit.MILLISECONDS);
+				assertThat(scripts.finish(keys, owner, "i1", null, 1_000, 1_500, null, finish[0], 20).get())
+					.as("the same finish sent again").isEqualTo(1L);
+				assertThat(template.opsForList().range(keys.history(), 0, -1)).as("the history").isEqualTo(history)
+					.hasSize(sequence);
+				assertThat(template.getExpire(keys.guard(), TimeUnit.MILLISECONDS)).as("the guard's lease")
+					.isLessThanOrEqualTo(ttl);
+				template.delete(keys.guard());
+			}
+		}
+	}
+
 	@Test
 	void aLateFiringOfASlotReadsThatSlotsElectionEvenAfterTheNextSlotWasElected() throws Exception {
 		try (RedisScripts redis = new RedisScripts(connectionFactory)) {

@@ -34,12 +34,14 @@ import static org.assertj.core.api.Assertions.fail;
  * tolerance, and retry that takeover while another run holds the guard. Time is simulated (a
  * period is {@value #PERIOD} ticks); the scripts and their records are real. The world misbehaves
  * at random: clocks are skewed by up to 0.4 of the tolerance either way (a tolerance of half a
- * period up to three periods), and one in eight by one to two tolerances, runs last from nothing to several periods, instances die (before,
- * while or after running) and new ones join, one instance may announce the job without ever
- * firing it, claims are replayed, and claim replies are lost (then undone). In half the runs an
- * instance with a shorter horizon than the others' (a smaller {@code lockstep.job.skew-tolerance})
- * prunes the slot records every few periods, some periods behind the slots being fired, while
- * instances whose clocks run late still fire the pruned slots.
+ * period up to three periods), and one in eight by one to two tolerances; runs last from nothing
+ * to several periods, and half of them keep the guard for a while after they end; instances die
+ * (before, while or after running) and new ones join; one instance may announce the job without
+ * ever firing it; claims and finishes are sent twice (a replayed finish must change nothing); and
+ * claim replies are lost (then undone). In half the runs an instance with a shorter horizon than
+ * the others' (a smaller {@code lockstep.job-guard.skew-tolerance}) prunes the slot records every
+ * few periods, some periods behind the slots being fired, while an instance whose clock runs late
+ * still fires the pruned slots.
  *
  * <p>Invariant 1: no slot runs twice and no two runs overlap. Invariant 2: every slot whose first
  * firer lives through it runs once, unless a claim found another run in progress, whatever the
@@ -131,6 +133,9 @@ class JobProtocolRandomTests {
 
 		/** Claims refused because their slot's records were pruned by an instance with a shorter horizon. */
 		private int prunedAway;
+
+		/** Finishes sent a second time. */
+		private int finishesReplayed;
 
 		/** Elections read just before a prune: slot -> chosen instance. */
 		private final Map<Long, String> prunedElections = new HashMap<>();
@@ -316,8 +321,26 @@ class JobProtocolRandomTests {
 				return;
 			}
 			this.running.remove(owner);
-			long released = this.scripts.finish(this.keys, owner, instance.id, slot(slot), 0, 0, null, 0, 20).get();
+			// half the runs keep the guard for lockAtLeastFor after they end, half release it at once
+			long atLeast = (slot % 2 == 0) ? 0 : PERIOD / 10;
+			long released = this.scripts.finish(this.keys, owner, instance.id, slot(slot), 0, 0, null, atLeast, 20).get();
 			assertThat(released).as("%s still held its guard when it finished", owner).isEqualTo(1L);
+			if (this.random.nextInt(20) == 0) {
+				// the same command once more, as a client replays it after a reconnect: nothing changes
+				StringRedisTemplate template = JobProtocolRandomTests.this.template;
+				List<String> history = template.opsForList().range(this.keys.history(), 0, -1);
+				String guard = template.opsForValue().get(this.keys.guard());
+				long again = this.scripts.finish(this.keys, owner, instance.id, slot(slot), 0, 0, null, atLeast, 20).get();
+				assertThat(again).as("%s's finish sent again", owner).isEqualTo(1L);
+				assertThat(template.opsForList().range(this.keys.history(), 0, -1)).as("the history after %s's finish sent again",
+						owner).isEqualTo(history);
+				assertThat(template.opsForValue().get(this.keys.guard())).isEqualTo(guard);
+				this.finishesReplayed++;
+			}
+			if (atLeast > 0) {
+				// the kept guard's lease runs out on the simulated clock
+				schedule(this.now + atLeast, () -> expire(owner));
+			}
 		}
 
 		/** The guard's lease ran out (what PX does on Redis's clock, here on the simulated one). */
@@ -391,7 +414,8 @@ class JobProtocolRandomTests {
 						excluded, this.prunedAway)
 				.isGreaterThan(slots / 5);
 			System.out.printf("job protocol run: %d slots checked against their chosen instance, excluded %s, "
-					+ "claims of pruned slots refused %d%n", ranOnChosen, excluded, this.prunedAway);
+					+ "claims of pruned slots refused %d, finishes sent again %d%n", ranOnChosen, excluded, this.prunedAway,
+					this.finishesReplayed);
 		}
 
 		private boolean withinTolerance(Instance instance) {
