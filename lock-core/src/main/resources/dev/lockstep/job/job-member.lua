@@ -3,7 +3,7 @@
 -- older than the horizon (job-claim.lua never runs such a slot) and instances neither seen nor
 -- elected nor firing for ten liveness windows. Or, when the instance shuts down, marks it gone
 -- (no longer a candidate; its rotation record stays, for a restart).
--- Instances may be given different horizons (lockstep.job.skew-tolerance), so the highest cutoff
+-- Instances may be given different horizons (lockstep.job-guard.skew-tolerance), so the highest cutoff
 -- any of them pruned below is kept in the members hash ('pruned'): job-claim.lua runs no slot
 -- below it, whatever its own horizon, as that slot's records may be gone.
 -- KEYS[1] members hash (see job-claim.lua), KEYS[2] slots, KEYS[3..] the job's other record keys
