@@ -25,7 +25,7 @@ import dev.lockstep.lock.ThreadLocks;
  * Runs an annotated method under its lock: the key is evaluated before anything else, the lock
  * is released when the method returns or throws, or, for a method returning a
  * {@link CompletionStage}, when that stage completes (whatever the caller does with the stage it
- * is given).
+ * is given: a cancel is not passed on).
  */
 final class LockInterceptor implements MethodInterceptor {
 
@@ -140,15 +140,18 @@ final class LockInterceptor implements MethodInterceptor {
 	}
 
 	/**
-	 * Releases the lock when the method's own stage completes, whatever the caller does with the
-	 * stage it is given. The release hangs on a dependent of the method's stage that nobody else can
-	 * complete (a caller who cancels, times out or completes the stage it got would otherwise skip
-	 * it). The caller gets a fresh stage that completes after the release; cancelling it cancels the
-	 * method's stage too, and the lock is still released only once that stage has completed, so the
-	 * work never runs unlocked.
+	 * Releases the lock when the method's own stage completes, and not before: that stage is the
+	 * only sign that the work has ended. The release hangs on a dependent of the method's stage that
+	 * nobody else can complete, and the caller gets a copy that completes after the release. What the
+	 * caller does with its copy ({@code cancel}, {@code orTimeout}, {@code complete}) ends the copy
+	 * only: it is not passed on, because cancelling a {@link CompletableFuture} completes it without
+	 * stopping the thread doing its work, and releasing then would let the next holder in beside
+	 * that work. A method whose declared type the copy cannot have (a {@link CompletionStage} of its
+	 * own kind, not a {@link CompletableFuture}) hands the caller its own stage; the lock is released
+	 * when that stage completes, however it is completed.
 	 */
 	private static Object releaseWhenComplete(CompletionStage<?> stage, ObservedHandle handle, Class<?> returnType) {
-		CompletableFuture<Object> forCaller = new CompletableFuture<>();
+		CompletableFuture<Object> forCaller = copyFor(stage, returnType);
 		// Released off the completing thread: that may be a Redis client thread, which must not
 		// wait for its own reply.
 		stage.whenCompleteAsync((value, error) -> {
@@ -156,32 +159,27 @@ final class LockInterceptor implements MethodInterceptor {
 				handle.close();
 			}
 			finally {
-				if (error != null) {
-					forCaller.completeExceptionally(error);
-				}
-				else {
-					forCaller.complete(value);
+				if (forCaller != null) {
+					if (error != null) {
+						forCaller.completeExceptionally(error);
+					}
+					else {
+						forCaller.complete(value);
+					}
 				}
 			}
 		});
-		if (!returnType.isInstance(forCaller)) {
-			return stage;
-		}
-		forCaller.whenComplete((value, error) -> {
-			if (forCaller.isCancelled()) {
-				cancel(stage);
-			}
-		});
-		return forCaller;
+		return (forCaller != null) ? forCaller : stage;
 	}
 
-	private static void cancel(CompletionStage<?> stage) {
-		try {
-			stage.toCompletableFuture().cancel(true);
-		}
-		catch (UnsupportedOperationException ex) {
-			// A stage that cannot be cancelled from outside runs to its end; the lock is released then.
-		}
+	/**
+	 * A fresh stage of the method's declared type, or null when none can be made: a subclass of
+	 * {@link CompletableFuture} makes its own kind through {@code newIncompleteFuture()}.
+	 */
+	private static @Nullable CompletableFuture<Object> copyFor(CompletionStage<?> stage, Class<?> returnType) {
+		CompletableFuture<Object> copy = (stage instanceof CompletableFuture<?> future) ? future.newIncompleteFuture()
+				: new CompletableFuture<>();
+		return returnType.isInstance(copy) ? copy : null;
 	}
 
 	/**

@@ -53,6 +53,43 @@ final class AnnotatedServices {
 	record ImportRequest(String tenantId, String entityCode) {
 	}
 
+	/**
+	 * A protected section that notices overlap: each run counts who else is inside when it enters,
+	 * and records when it entered and left (monotonic clock).
+	 */
+	static final class Section {
+
+		private final AtomicInteger inside = new AtomicInteger();
+
+		private final AtomicInteger overlaps = new AtomicInteger();
+
+		final List<long[]> runs = new CopyOnWriteArrayList<>();
+
+		String run(long millis) {
+			long entered = System.nanoTime();
+			if (this.inside.incrementAndGet() > 1) {
+				this.overlaps.incrementAndGet();
+			}
+			try {
+				LockSupport.parkNanos(millis * 1_000_000L);
+				return "worked";
+			}
+			finally {
+				this.inside.decrementAndGet();
+				this.runs.add(new long[] { entered, System.nanoTime() });
+			}
+		}
+
+		int inside() {
+			return this.inside.get();
+		}
+
+		int overlaps() {
+			return this.overlaps.get();
+		}
+
+	}
+
 	static class Locked {
 
 		private final AtomicInteger runs = new AtomicInteger();
@@ -100,6 +137,27 @@ final class AnnotatedServices {
 		public CompletableFuture<String> later(String id, CompletableFuture<String> work) {
 			this.runs.incrementAndGet();
 			return work;
+		}
+
+		/** Work on another thread, as {@code supplyAsync} runs it; the lock is the method's until the work ends. */
+		@DistributedLock(key = "#id", waitTime = "20s")
+		public CompletableFuture<String> working(String id, Section section, long millis, java.util.concurrent.Executor executor) {
+			this.runs.incrementAndGet();
+			return CompletableFuture.supplyAsync(() -> section.run(millis), executor);
+		}
+
+		/** The same under a serial group's turn. */
+		@SerialGroup(key = "#id", waitTime = "20s")
+		public CompletableFuture<String> workingInGroup(String id, Section section, long millis,
+				java.util.concurrent.Executor executor) {
+			this.runs.incrementAndGet();
+			return CompletableFuture.supplyAsync(() -> section.run(millis), executor);
+		}
+
+		/** The control: the same work with no lock at all. */
+		public CompletableFuture<String> workingUnlocked(String id, Section section, long millis,
+				java.util.concurrent.Executor executor) {
+			return CompletableFuture.supplyAsync(() -> section.run(millis), executor);
 		}
 
 		@SerialGroup(key = "#request.tenantId + ':' + #request.entityCode", waitTime = "30s")

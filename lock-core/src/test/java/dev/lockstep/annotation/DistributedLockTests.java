@@ -80,9 +80,14 @@ class DistributedLockTests {
 	}
 
 	private static AnnotationConfigApplicationContext context(Class<?>... configuration) {
+		return context(RedisConnections.uniquePrefix(), configuration);
+	}
+
+	/** Two contexts with one prefix are two instances of one application. */
+	private static AnnotationConfigApplicationContext context(String prefix, Class<?>... configuration) {
 		AnnotationConfigApplicationContext context = new AnnotationConfigApplicationContext();
 		context.getEnvironment().getPropertySources().addFirst(new MapPropertySource("test",
-				java.util.Map.of("test.prefix", RedisConnections.uniquePrefix(), "test.wait", "250ms")));
+				java.util.Map.of("test.prefix", prefix, "test.wait", "250ms")));
 		context.register(configuration);
 		context.refresh();
 		return context;
@@ -196,20 +201,59 @@ class DistributedLockTests {
 		}
 	}
 
+	/**
+	 * Issue 24: a caller that cancels, times out or fails the stage it got back must not end the
+	 * lock while the method's work (on another thread, as {@code supplyAsync} runs it) goes on. A
+	 * second instance calling the same method waits; its work starts only after the first's ended,
+	 * and soon after.
+	 */
 	@Test
-	void cancellingTheCallersStageCancelsTheMethodsOwnStage() throws Exception {
-		AnnotatedServices.Locked locked = this.context.getBean(AnnotatedServices.Locked.class);
-		LockService lockService = this.context.getBean(LockService.class);
-		CompletableFuture<String> work = new CompletableFuture<>();
-		CompletableFuture<String> result = locked.later("cancelled", work);
-		assertThat(this.threads.submit(() -> lockService.tryAcquire("Locked.later:cancelled", Duration.ZERO,
-				Duration.ofSeconds(1))).get(10, TimeUnit.SECONDS)).isEmpty();
-		result.cancel(true);
-		assertThat(work).isCancelled();
-		try (LockHandle free = this.threads.submit(() -> lockService.acquire("Locked.later:cancelled", Duration.ofSeconds(5)))
-			.get(20, TimeUnit.SECONDS)) {
-			assertThat(free.isHeld()).isTrue();
+	void whateverTheCallerDoesWithItsStageASecondInstanceRunsOnlyAfterTheWorkEnds() throws Exception {
+		String prefix = RedisConnections.uniquePrefix();
+		try (AnnotationConfigApplicationContext second = context(prefix, Application.class);
+				AnnotationConfigApplicationContext first = context(prefix, Application.class)) {
+			AnnotatedServices.Locked here = first.getBean(AnnotatedServices.Locked.class);
+			AnnotatedServices.Locked there = second.getBean(AnnotatedServices.Locked.class);
+			List<java.util.function.Consumer<CompletableFuture<String>>> callerActions = List.of(
+					(stage) -> stage.cancel(true), (stage) -> stage.cancel(false),
+					(stage) -> stage.orTimeout(100, TimeUnit.MILLISECONDS),
+					(stage) -> stage.completeExceptionally(new IllegalStateException("the caller gave up")));
+			for (boolean group : List.of(false, true)) {
+				for (int i = 0; i < callerActions.size(); i++) {
+					String id = (group ? "group-" : "lock-") + i;
+					AnnotatedServices.Section section = new AnnotatedServices.Section();
+					CompletableFuture<String> own = group ? here.workingInGroup(id, section, 1500, this.threads)
+							: here.working(id, section, 1500, this.threads);
+					org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> section.inside() == 1);
+					Future<String> waiting = this.threads.submit(() -> (group
+							? there.workingInGroup(id, section, 10, this.threads) : there.working(id, section, 10, this.threads))
+						.get(30, TimeUnit.SECONDS));
+					Thread.sleep(200);
+					callerActions.get(i).accept(own);
+					org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).until(own::isDone);
+					assertThat(waiting.get(30, TimeUnit.SECONDS)).isEqualTo("worked");
+					assertThat(section.overlaps()).as("%s: overlapping runs", id).isZero();
+					assertThat(section.runs).as("%s: runs", id).hasSize(2);
+					long firstEnded = section.runs.get(0)[1];
+					long secondEntered = section.runs.get(1)[0];
+					assertThat(secondEntered).as("%s: the second run enters after the first ended", id).isGreaterThan(firstEnded);
+					assertThat(Duration.ofNanos(secondEntered - firstEnded)).as("%s: the lock freed when the work ended", id)
+						.isLessThan(Duration.ofSeconds(3));
+				}
+			}
 		}
+	}
+
+	/** The control for the test above: the section notices two runs inside at once. */
+	@Test
+	void theSectionNoticesOverlapWithoutALock() throws Exception {
+		AnnotatedServices.Locked locked = this.context.getBean(AnnotatedServices.Locked.class);
+		AnnotatedServices.Section section = new AnnotatedServices.Section();
+		CompletableFuture<String> one = locked.workingUnlocked("x", section, 500, this.threads);
+		org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> section.inside() == 1);
+		CompletableFuture<String> two = locked.workingUnlocked("x", section, 10, this.threads);
+		CompletableFuture.allOf(one, two).get(20, TimeUnit.SECONDS);
+		assertThat(section.overlaps()).isEqualTo(1);
 	}
 
 	@Test
