@@ -60,7 +60,13 @@ public interface SerialQueue {
 	 * taken until its window ends, so the same message submitted again within it is not stored.
 	 * @return true if the task was dead and is gone now, false if it is not a dead task (a queued,
 	 * running or done task is never discarded)
+	 * @throws UnsupportedOperationException from an implementation written before this method was
+	 * added (its default), naming that implementation; Lockstep's own queue implements it
 	 */
-	boolean discard(String queue, String taskId);
+	default boolean discard(String queue, String taskId) {
+		throw new UnsupportedOperationException(getClass().getName()
+				+ " does not implement SerialQueue.discard(queue, taskId): dead task '" + taskId + "' of queue '"
+				+ queue + "' was not discarded");
+	}
 
 }
