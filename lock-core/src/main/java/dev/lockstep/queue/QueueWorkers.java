@@ -177,8 +177,8 @@ final class QueueWorkers {
 				}
 			}
 			else if (this.stopping) {
-				end(task, "released", () -> this.scripts.release(this.keys, task.id(), task.owner(),
-						"given back: " + this.instanceId + " stopped before it began"));
+				// it never ran: it goes back as it was, its attempt not counted
+				untake(task.owner());
 			}
 			else {
 				next = run(task);
@@ -195,8 +195,8 @@ final class QueueWorkers {
 	private void untake(String owner) {
 		this.scripts.untake(this.keys, owner).whenComplete((id, error) -> {
 			if (id != null) {
-				logger.info("Task {} of queue '{}' was taken but its worker never heard: given back, its attempt not counted",
-						id, this.keys.queue());
+				logger.info("Task {} of queue '{}' was taken but never begun ({}): given back, its attempt not counted",
+						id, this.keys.queue(), this.stopping ? this.instanceId + " stops" : "its worker never heard");
 			}
 		});
 	}
@@ -249,6 +249,7 @@ final class QueueWorkers {
 		}
 		Throwable failure = thrown;
 		boolean interrupted = Thread.interrupted();
+		entry.ending();
 		Duration ran = Duration.ofNanos(System.nanoTime() - start);
 		try {
 			if (failure == null) {
@@ -374,8 +375,13 @@ final class QueueWorkers {
 							this.keys.queue(), message(error));
 				}
 				else {
+					// by owner: the take this renewal was for, still running (not a finish or failure that
+					// reached Redis before the renewal did)
 					lost.stream()
-						.filter((id) -> this.running.values().stream().anyMatch((entry) -> entry.taskId().equals(id)))
+						.filter((id) -> {
+							Running entry = this.running.get(owners.get(id));
+							return entry != null && entry.stillRunning();
+						})
 						.forEach((id) -> logger.warn("Task {} of queue '{}' lost its lease while it ran (this instance "
 								+ "could not renew it in time): it may run again elsewhere", id, this.keys.queue()));
 				}
@@ -477,8 +483,39 @@ final class QueueWorkers {
 		return Long.parseLong(owner.substring(owner.lastIndexOf(':') + 1));
 	}
 
-	/** A task running on a worker thread, by its owner id (one per take). */
-	private record Running(String taskId, Thread thread) {
+	/**
+	 * A task running on a worker thread, by its owner id (one per take). Once its end is on its way
+	 * to Redis, a renewal that finds its lease gone is that end, not a lost lease.
+	 */
+	private static final class Running {
+
+		private final String taskId;
+
+		private final Thread thread;
+
+		private volatile boolean ending;
+
+		Running(String taskId, Thread thread) {
+			this.taskId = taskId;
+			this.thread = thread;
+		}
+
+		String taskId() {
+			return this.taskId;
+		}
+
+		Thread thread() {
+			return this.thread;
+		}
+
+		void ending() {
+			this.ending = true;
+		}
+
+		boolean stillRunning() {
+			return !this.ending;
+		}
+
 	}
 
 }

@@ -10,6 +10,9 @@
 --             and 'ended:<owner id>' = '<finish|fail|release>:<reply>' for each owner whose end of
 --             the task was recorded)
 --   :d:<deduplication id> the task id, for the deduplication window
+--   :owners   hash owner id -> task id, for each running task (the owner of its take): a take sent
+--             again under the same owner id (its reply lost, the client sent it again) finds the
+--             task the first one started, rather than start a second one nobody runs
 -- A group with tasks is in exactly one of :ready, :delayed, or running (its head task in :running).
 local base = KEYS[1]
 
@@ -79,11 +82,19 @@ local function set_fields(id, ended, ...)
   end
 end
 
--- Moves a task to the dead letters, keeping its payload for a redrive; its group goes on. `ended`
--- records the owner's end that buried it (nil when its lease ran out).
-local function bury(id, group, err, now, channel, ended)
-  set_fields(id, ended, 'state', 'DEAD', 'error', err, 'ended', now)
+-- The task's owner (the owner of its take) no longer holds it.
+local function disown(id, owner)
   redis.call('HDEL', task_key(id), 'owner')
+  if owner then
+    redis.call('HDEL', base .. ':owners', owner)
+  end
+end
+
+-- Moves a task to the dead letters, keeping its payload for a redrive; its group goes on. `owner`
+-- held it; `ended` records that owner's end that buried it (nil when its lease ran out).
+local function bury(id, group, err, now, channel, owner, ended)
+  set_fields(id, ended, 'state', 'DEAD', 'error', err, 'ended', now)
+  disown(id, owner)
   redis.call('ZADD', base .. ':dead', now, id)
   leave_group(group, id, channel)
 end
@@ -97,36 +108,51 @@ local function unbury(id)
   return true
 end
 
--- A task goes back to waiting (a retry due now, a lease that ran out, a task given back). `ended`
--- records the owner's end that gave it back (nil when its lease ran out or its take was undone).
-local function requeue(id, group, err, channel, ended)
+-- A task goes back to waiting (a retry due now, a lease that ran out, a task given back). `owner`
+-- held it; `ended` records that owner's end that gave it back (nil when its lease ran out or its
+-- take was undone).
+local function requeue(id, group, err, channel, owner, ended)
   set_fields(id, ended, 'state', 'QUEUED', 'error', err)
-  redis.call('HDEL', task_key(id), 'owner')
+  disown(id, owner)
   redis.call('INCR', base .. ':queued')
   make_ready(group, channel, true)
+end
+
+-- The reply of a take that started task `id`.
+local function started(id, group, now)
+  local payload, submitted, err, attempt = unpack(redis.call('HMGET', task_key(id), 'payload', 'submitted', 'error', 'attempt'))
+  return {1, id, group, payload or '', tonumber(attempt), tonumber(submitted), err or '', now}
 end
 
 -- Starts the next task of the group that has waited longest for owner id `owner`, after giving back
 -- the tasks whose lease ran out (buried instead when that was their last attempt) and readying the
 -- groups whose retry is due. Returns {1, id, group, payload, attempt, submitted ms, last error,
--- now ms} when a task starts; {0, ms until the next lease or retry falls due, -1 when none}.
+-- now ms} when a task starts; {0, ms until the next lease or retry falls due, -1 when none}. A take
+-- by an owner that holds a task already is this take sent again: it answers with that task, as the
+-- first did, and starts nothing (its lease and attempt stay as they are).
 local function take_next(owner, lease_ms, max_attempts, channel)
   local now = now_ms()
   local running = base .. ':running'
   local delayed = base .. ':delayed'
+  local owners = base .. ':owners'
   for _, id in ipairs(redis.call('ZRANGEBYSCORE', running, '-inf', now, 'LIMIT', 0, 16)) do
     redis.call('ZREM', running, id)
     local group, attempt, holder = unpack(redis.call('HMGET', task_key(id), 'group', 'attempt', 'owner'))
     local why = 'attempt ' .. attempt .. ' did not end: its lease ran out (' .. tostring(holder) .. ' stopped renewing it)'
     if tonumber(attempt) >= tonumber(max_attempts) then
-      bury(id, group, why, now, channel)
+      bury(id, group, why, now, channel, holder)
     else
-      requeue(id, group, why, channel)
+      requeue(id, group, why, channel, holder)
     end
   end
   for _, group in ipairs(redis.call('ZRANGEBYSCORE', delayed, '-inf', now, 'LIMIT', 0, 16)) do
     redis.call('ZREM', delayed, group)
     make_ready(group, channel, true)
+  end
+
+  local again = redis.call('HGET', owners, owner)
+  if again then
+    return started(again, redis.call('HGET', task_key(again), 'group'), now)
   end
 
   for _ = 1, 16 do
@@ -137,12 +163,12 @@ local function take_next(owner, lease_ms, max_attempts, channel)
     local id = redis.call('LINDEX', group_key(group), 0)
     if id then
       local task = task_key(id)
-      local attempt = redis.call('HINCRBY', task, 'attempt', 1)
+      redis.call('HINCRBY', task, 'attempt', 1)
       redis.call('HSET', task, 'state', 'RUNNING', 'owner', owner)
+      redis.call('HSET', owners, owner, id)
       redis.call('ZADD', running, now + tonumber(lease_ms), id)
       redis.call('DECR', base .. ':queued')
-      local payload, submitted, err = unpack(redis.call('HMGET', task, 'payload', 'submitted', 'error'))
-      return {1, id, group, payload or '', attempt, tonumber(submitted), err or '', now}
+      return started(id, group, now)
     end
   end
 

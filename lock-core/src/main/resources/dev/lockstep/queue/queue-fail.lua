@@ -14,15 +14,15 @@ local now = now_ms()
 redis.call('ZREM', base .. ':running', id)
 local group, attempt = unpack(redis.call('HMGET', task, 'group', 'attempt'))
 if tonumber(attempt) >= tonumber(ARGV[4]) then
-  bury(id, group, ARGV[3], now, ARGV[6], end_record(ARGV[2], 'fail', 2))
+  bury(id, group, ARGV[3], now, ARGV[6], ARGV[2], end_record(ARGV[2], 'fail', 2))
   return 2
 end
 if tonumber(ARGV[5]) <= 0 then
-  requeue(id, group, ARGV[3], ARGV[6], end_record(ARGV[2], 'fail', 1))
+  requeue(id, group, ARGV[3], ARGV[6], ARGV[2], end_record(ARGV[2], 'fail', 1))
   return 1
 end
 redis.call('HSET', task, 'state', 'QUEUED', 'error', ARGV[3], unpack(end_record(ARGV[2], 'fail', 1)))
-redis.call('HDEL', task, 'owner')
+disown(id, ARGV[2])
 redis.call('INCR', base .. ':queued')
 redis.call('ZADD', base .. ':delayed', now + tonumber(ARGV[5]), group)
 -- idle workers learn when the retry falls due (their next take answers it) and set their timers

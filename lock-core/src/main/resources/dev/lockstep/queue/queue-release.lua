@@ -9,5 +9,5 @@ if held ~= 'holds' then
   return reply or 0
 end
 redis.call('ZREM', base .. ':running', id)
-requeue(id, redis.call('HGET', task_key(id), 'group'), ARGV[3], ARGV[4], end_record(ARGV[2], 'release', 1))
+requeue(id, redis.call('HGET', task_key(id), 'group'), ARGV[3], ARGV[4], ARGV[2], end_record(ARGV[2], 'release', 1))
 return 1

@@ -153,6 +153,17 @@ class QueueProtocolRandomTests {
 			String owner = "o" + (++this.owners);
 			long lease = random.nextBoolean() ? 1 : 60_000;
 			QueueScripts.Taken taken = get(this.scripts.take(this.keys, owner, MAX_ATTEMPTS, Duration.ofMillis(lease)));
+			boolean sentTwice = random.nextInt(4) == 0;
+			if (sentTwice) {
+				// the client sent the take again after a reconnect; its worker hears only the second reply
+				QueueScripts.Taken first = taken;
+				taken = get(this.scripts.take(this.keys, owner, MAX_ATTEMPTS, Duration.ofMillis(lease)));
+				if (first.task() != null && lease > 1) {
+					assertThat(taken.task()).as("a take sent again answers the task the first started").isNotNull();
+					assertThat(taken.task().id()).isEqualTo(first.task().id());
+					assertThat(taken.task().attempt()).as("its attempt counted once").isEqualTo(first.task().attempt());
+				}
+			}
 			if (taken.task() != null) {
 				String id = taken.task().id();
 				assertThat(this.groupOf.get(id)).isEqualTo(taken.task().group());
@@ -161,7 +172,8 @@ class QueueProtocolRandomTests {
 					Thread.sleep(2);
 				}
 			}
-			return "take by " + owner + " lease " + lease + ": " + ((taken.task() != null) ? taken.task().id() : "none");
+			return "take by " + owner + " lease " + lease + (sentTwice ? " sent twice" : "") + ": "
+					+ ((taken.task() != null) ? taken.task().id() : "none");
 		}
 		if (this.held.isEmpty()) {
 			return "nothing held";
@@ -176,12 +188,21 @@ class QueueProtocolRandomTests {
 			Callable<QueueScripts.Finished> finishCall = () -> get(this.scripts.finishAndTake(this.keys, id, owner,
 					Duration.ofMinutes(5), next, new QueueSettings(Duration.ofSeconds(60), MAX_ATTEMPTS, Duration.ZERO,
 							Duration.ofMinutes(5))));
-			Callable<Long> finish = () -> {
-				QueueScripts.Finished again = finishCall.call();
-				assertThat(again.next().task()).as("a finish sent again takes nothing").isNull();
-				return again.ended() ? 1L : 0L;
-			};
+			// sent again later, it is the finish alone, as a worker sends it again when it did not hear the reply
+			Callable<Long> finish = () -> get(this.scripts.finish(this.keys, id, owner, Duration.ofMinutes(5)));
 			QueueScripts.Finished finished = finishCall.call();
+			boolean sentTwice = random.nextInt(4) == 0;
+			if (sentTwice) {
+				// the client sent it again after a reconnect; its worker hears only the second reply
+				QueueScripts.Finished first = finished;
+				finished = finishCall.call();
+				assertThat(finished.ended()).as("a finish sent again answers as the first").isEqualTo(first.ended());
+				if (first.next().task() != null) {
+					assertThat(finished.next().task()).as("and takes for its next owner the task the first took").isNotNull();
+					assertThat(finished.next().task().id()).isEqualTo(first.next().task().id());
+					assertThat(finished.next().task().attempt()).isEqualTo(first.next().task().attempt());
+				}
+			}
 			assertThat(finished.ended()).as("finish counts only for the current owner").isEqualTo(current);
 			if (finished.ended()) {
 				assertThat(this.done.add(id)).as("done at most once").isTrue();
@@ -193,7 +214,7 @@ class QueueProtocolRandomTests {
 				assertThat(finished.ended()).as("a finish that did not end its task takes nothing").isTrue();
 				this.held.put(finished.next().task().id(), next);
 			}
-			return "finish " + id + " by " + owner + (next != null ? " and take for " + next : "");
+			return "finish " + id + " by " + owner + (next != null ? " and take for " + next : "") + (sentTwice ? " sent twice" : "");
 		}
 		if (dice < 85) {
 			long backoff = random.nextBoolean() ? 0 : random.nextInt(5);
@@ -292,10 +313,17 @@ class QueueProtocolRandomTests {
 			List<Integer> order = ids.stream().filter((id) -> !this.redriven.contains(id)).map(this.submitOrder::get).toList();
 			assertThat(order).as("tasks of " + group + " never redriven, in submission order").isSorted();
 		}
+		Map<Object, Object> owners = this.template.opsForHash().entries(base + ":owners");
 		for (String id : running) {
 			assertThat(state(id)).isEqualTo("RUNNING");
 			assertThat(inGroups).contains(id);
+			// a take sent again must not start a task that no worker heard of: it would wait out a lease
+			// it never ran under, and count an attempt
+			Object owner = this.template.opsForHash().get(base + ":t:" + id, "owner");
+			assertThat(owner).as("running task " + id + " is owned by the take its worker heard of").isEqualTo(this.held.get(id));
+			assertThat(owners.get(owner)).as("the owners index names running task " + id).isEqualTo(id);
 		}
+		assertThat(owners).as("the owners index holds the running tasks' owners only").hasSize(running.size());
 		String counted = this.template.opsForValue().get(base + ":queued");
 		assertThat((counted == null) ? 0 : Long.parseLong(counted)).as("queued count").isEqualTo(queued);
 		// leases are 1 ms (run out before the check) or a minute (live through it)
