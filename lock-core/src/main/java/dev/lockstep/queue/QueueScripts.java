@@ -68,9 +68,10 @@ final class QueueScripts {
 
 	/** {@code maxAttempts}: a task whose lease ran out on its last attempt is buried. */
 	CompletableFuture<Taken> take(QueueKeys keys, String owner, int maxAttempts, Duration leaseTime) {
+		long sent = System.nanoTime();
 		return this.redis.<List<Object>>run(TAKE, keys.forScripts(), List.of(owner, Long.toString(leaseTime.toMillis()),
 				Integer.toString(maxAttempts), keys.channel()))
-			.thenApply((reply) -> Taken.of(keys.queue(), owner, reply));
+			.thenApply((reply) -> Taken.of(keys.queue(), owner, reply, sent));
 	}
 
 	/**
@@ -108,11 +109,12 @@ final class QueueScripts {
 	 */
 	CompletableFuture<Finished> finishAndTake(QueueKeys keys, String id, String owner, Duration keep,
 			@Nullable String nextOwner, QueueSettings settings) {
+		long sent = System.nanoTime();
 		return this.redis.<List<Object>>run(FINISH, keys.forScripts(), List.of(id, owner, Long.toString(keep.toMillis()),
 				keys.channel(), (nextOwner != null) ? nextOwner : "", Long.toString(settings.leaseTime().toMillis()),
 				Integer.toString(settings.maxAttempts())))
 			.thenApply((reply) -> new Finished((Long) reply.get(0) == 1L,
-					Taken.of(keys.queue(), (nextOwner != null) ? nextOwner : "", (List<Object>) reply.get(1))));
+					Taken.of(keys.queue(), (nextOwner != null) ? nextOwner : "", (List<Object>) reply.get(1), sent)));
 	}
 
 	/** How a finish went: whether it ended the task (else its lease had run out), and what it took next. */
@@ -198,19 +200,25 @@ final class QueueScripts {
 	 */
 	record Taken(@Nullable Started task, long nextDueMillis) {
 
-		static Taken of(String queue, String owner, List<Object> reply) {
+		/** {@code sentNanos}: when the take was sent ({@link System#nanoTime()}); its lease counts from then. */
+		static Taken of(String queue, String owner, List<Object> reply, long sentNanos) {
 			if ((Long) reply.get(0) == 0L) {
 				return new Taken(null, (Long) reply.get(1));
 			}
 			return new Taken(new Started(queue, text(reply.get(1)), owner, text(reply.get(2)), text(reply.get(3)),
-					((Long) reply.get(4)).intValue(), (Long) reply.get(5), text(reply.get(6)), (Long) reply.get(7)), -1);
+					((Long) reply.get(4)).intValue(), (Long) reply.get(5), text(reply.get(6)), (Long) reply.get(7),
+					(Long) reply.get(8), sentNanos), -1);
 		}
 
 	}
 
-	/** A task that started, as take.lua gave it; {@code startedMillis} and {@code submittedMillis} by the server clock. */
+	/**
+	 * A task that started, as take.lua gave it; {@code startedMillis} and {@code submittedMillis} by
+	 * the server clock, {@code fencingToken} the server clock in microseconds when the attempt
+	 * started, {@code sentNanos} when its take was sent, by this JVM's monotonic clock.
+	 */
 	record Started(String queue, String id, String owner, String group, String payload, int attempt,
-			long submittedMillis, String lastError, long startedMillis) {
+			long submittedMillis, String lastError, long startedMillis, long fencingToken, long sentNanos) {
 	}
 
 }

@@ -234,15 +234,15 @@ final class QueueWorkers {
 
 	/** Runs the task and ends it; the worker's next task when the finish took one in the same step, else null. */
 	private QueueScripts.@Nullable Taken run(QueueScripts.Started task) {
-		Running entry = new Running(task.id(), Thread.currentThread());
+		Running entry = new Running(task.id(), Thread.currentThread(), task.sentNanos() + this.settings.leaseTime().toNanos());
 		this.running.put(task.owner(), entry);
 		this.listener.taskStarted(this.keys.queue(), Duration.ofMillis(Math.max(0, task.startedMillis() - task.submittedMillis())));
 		long start = System.nanoTime();
 		Throwable thrown = null;
 		try {
 			this.handler.handle(new SerialTask(task.id(), task.queue(), task.group(), SerialTask.State.RUNNING, task.attempt(),
-					Instant.ofEpochMilli(task.submittedMillis()), task.lastError().isEmpty() ? null : task.lastError()),
-					task.payload());
+					Instant.ofEpochMilli(task.submittedMillis()), task.lastError().isEmpty() ? null : task.lastError(),
+					task.fencingToken(), entry), task.payload());
 		}
 		catch (Throwable ex) {
 			thrown = ex;
@@ -367,6 +367,8 @@ final class QueueWorkers {
 		// by task id; a task taken again on this instance after its lease ran out renews its newest take only
 		Map<String, String> owners = new LinkedHashMap<>();
 		this.running.forEach((owner, entry) -> owners.merge(entry.taskId(), owner, QueueWorkers::newerOwner));
+		long sent = System.nanoTime();
+		long renewedUntil = sent + this.settings.leaseTime().toNanos();
 		this.scripts.renew(this.keys, owners, this.settings.leaseTime())
 			.orTimeout(this.commandTimeout.toMillis(), TimeUnit.MILLISECONDS)
 			.whenComplete((lost, error) -> {
@@ -375,15 +377,22 @@ final class QueueWorkers {
 							this.keys.queue(), message(error));
 				}
 				else {
-					// by owner: the take this renewal was for, still running (not a finish or failure that
-					// reached Redis before the renewal did)
-					lost.stream()
-						.filter((id) -> {
-							Running entry = this.running.get(owners.get(id));
-							return entry != null && entry.stillRunning();
-						})
-						.forEach((id) -> logger.warn("Task {} of queue '{}' lost its lease while it ran (this instance "
-								+ "could not renew it in time): it may run again elsewhere", id, this.keys.queue()));
+					// by owner: the take this renewal was for; a lost lease is worth a warning only while its
+					// attempt still runs (not for a finish or failure that reached Redis before the renewal)
+					owners.forEach((id, owner) -> {
+						Running entry = this.running.get(owner);
+						if (entry == null) {
+							return;
+						}
+						if (!lost.contains(id)) {
+							entry.renewedUntil(renewedUntil);
+						}
+						else if (entry.lost()) {
+							logger.warn("Task {} of queue '{}' lost its lease while it ran (this instance could not renew "
+									+ "it in time): it may run again elsewhere, beside its group's later tasks", id,
+									this.keys.queue());
+						}
+					});
 				}
 			});
 	}
@@ -484,20 +493,27 @@ final class QueueWorkers {
 	}
 
 	/**
-	 * A task running on a worker thread, by its owner id (one per take). Once its end is on its way
-	 * to Redis, a renewal that finds its lease gone is that end, not a lost lease.
+	 * A task running on a worker thread, by its owner id (one per take), and its attempt's lease as
+	 * this instance knows it: held until a local deadline counted from before the take (or the last
+	 * renewal) was sent, so never later than Redis's expiry. Once its end is on its way to Redis, a
+	 * renewal that finds its lease gone is that end, not a lost lease.
 	 */
-	private static final class Running {
+	private static final class Running implements SerialTask.Lease {
 
 		private final String taskId;
 
 		private final Thread thread;
 
+		private volatile long deadlineNanos;
+
 		private volatile boolean ending;
 
-		Running(String taskId, Thread thread) {
+		private volatile boolean lost;
+
+		Running(String taskId, Thread thread, long deadlineNanos) {
 			this.taskId = taskId;
 			this.thread = thread;
+			this.deadlineNanos = deadlineNanos;
 		}
 
 		String taskId() {
@@ -508,12 +524,32 @@ final class QueueWorkers {
 			return this.thread;
 		}
 
+		/** The attempt has ended: its lease is no longer its listener's. */
 		void ending() {
 			this.ending = true;
 		}
 
-		boolean stillRunning() {
+		/** A renewal sent before {@code deadline} minus the lease was accepted. */
+		synchronized void renewedUntil(long deadline) {
+			if (deadline - this.deadlineNanos > 0) {
+				this.deadlineNanos = deadline;
+			}
+		}
+
+		/** A renewal found the lease gone; true if the attempt was still running then. */
+		boolean lost() {
+			this.lost = true;
 			return !this.ending;
+		}
+
+		@Override
+		public boolean isCurrent() {
+			return !this.ending && !this.lost && System.nanoTime() - this.deadlineNanos < 0;
+		}
+
+		@Override
+		public String toString() {
+			return "lease of task " + this.taskId + (isCurrent() ? " (current)" : " (no longer current)");
 		}
 
 	}

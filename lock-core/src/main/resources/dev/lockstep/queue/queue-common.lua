@@ -6,7 +6,8 @@
 --   :dead     zset task id -> when it died
 --   :queued   count of queued tasks
 --   :g:<group> list of the group's task ids in order; the head is the one running or retried next
---   :t:<id>   hash: the task (group, payload, state, attempt, submitted, error, owner, ended, dedup,
+--   :t:<id>   hash: the task (group, payload, state, attempt, submitted, error, owner, token (the
+--             server clock in microseconds when its latest attempt started), ended, dedup,
 --             and 'ended:<owner id>' = '<finish|fail|release>:<reply>' for each owner whose end of
 --             the task was recorded)
 --   :d:<deduplication id> the task id, for the deduplication window
@@ -19,6 +20,13 @@ local base = KEYS[1]
 local function now_ms()
   local t = redis.call('TIME')
   return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+
+-- The server clock in ms, and in microseconds as exact decimal text (a Lua number would print
+-- in exponent notation).
+local function clock()
+  local t = redis.call('TIME')
+  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000), t[1] .. string.format('%06d', tonumber(t[2]))
 end
 
 local function task_key(id)
@@ -120,18 +128,19 @@ end
 
 -- The reply of a take that started task `id`.
 local function started(id, group, now)
-  local payload, submitted, err, attempt = unpack(redis.call('HMGET', task_key(id), 'payload', 'submitted', 'error', 'attempt'))
-  return {1, id, group, payload or '', tonumber(attempt), tonumber(submitted), err or '', now}
+  local payload, submitted, err, attempt, token = unpack(redis.call('HMGET', task_key(id), 'payload', 'submitted', 'error',
+    'attempt', 'token'))
+  return {1, id, group, payload or '', tonumber(attempt), tonumber(submitted), err or '', now, tonumber(token)}
 end
 
 -- Starts the next task of the group that has waited longest for owner id `owner`, after giving back
 -- the tasks whose lease ran out (buried instead when that was their last attempt) and readying the
 -- groups whose retry is due. Returns {1, id, group, payload, attempt, submitted ms, last error,
--- now ms} when a task starts; {0, ms until the next lease or retry falls due, -1 when none}. A take
+-- now ms, fencing token} when a task starts; {0, ms until the next lease or retry falls due, -1 when none}. A take
 -- by an owner that holds a task already is this take sent again: it answers with that task, as the
 -- first did, and starts nothing (its lease and attempt stay as they are).
 local function take_next(owner, lease_ms, max_attempts, channel)
-  local now = now_ms()
+  local now, now_us = clock()
   local running = base .. ':running'
   local delayed = base .. ':delayed'
   local owners = base .. ':owners'
@@ -164,7 +173,7 @@ local function take_next(owner, lease_ms, max_attempts, channel)
     if id then
       local task = task_key(id)
       redis.call('HINCRBY', task, 'attempt', 1)
-      redis.call('HSET', task, 'state', 'RUNNING', 'owner', owner)
+      redis.call('HSET', task, 'state', 'RUNNING', 'owner', owner, 'token', now_us)
       redis.call('HSET', owners, owner, id)
       redis.call('ZADD', running, now + tonumber(lease_ms), id)
       redis.call('DECR', base .. ':queued')

@@ -28,8 +28,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The queue scripts driven at random against a real Redis: submits (some with a deduplication id
- * seen before), takes by ever new owners with leases that run out at once or not, finishes,
- * failures with and without backoff, releases, takes undone (their reply lost), renewals, redrives,
+ * seen before), takes by ever new owners with leases that run out at once or not, finishes (takes
+ * and finishes some sent twice, as Lettuce sends a command again after a reconnect), failures
+ * with and without backoff, releases, takes undone (their reply lost), renewals, redrives,
  * discards (of dead tasks, and of tasks that are not dead), recorded ends sent again (their reply
  * lost) and ends of another kind by an owner that ended its task already, some by owners whose
  * lease is gone or whose task was discarded. After every step the queue's keys are read back and
@@ -45,7 +46,11 @@ import static org.assertj.core.api.Assertions.assertThat;
  * dead letters); a discarded task is gone and only a dead one is discarded; a group's tasks that
  * were never redriven stay in submission order;</li>
  * <li>only the current owner's finish, failure, release or renewal counts, and a task is done at
- * most once; an end sent again answers as the first did and changes nothing.</li>
+ * most once; an end sent again answers as the first did and changes nothing;</li>
+ * <li>a take or finish-and-take sent again (its reply lost) answers with the task the first one
+ * started, its attempt and fencing token unchanged, and every running task is owned by the take
+ * its worker heard of (none waits out a lease it never ran under); fencing tokens increase with
+ * every start within a group.</li>
  * </ul>
  * Seeded: a failure names its seed and step; {@code -Dlockstep.queue.seeds=N} runs N more seeds.
  */
@@ -84,6 +89,11 @@ class QueueProtocolRandomTests {
 
 	private long owners;
 
+	/** The latest fencing token started in each group, and the owner it was started for. */
+	private final Map<String, Long> tokens = new HashMap<>();
+
+	private final Map<String, String> tokenOwners = new HashMap<>();
+
 	private Map<String, Object> states = Map.of();
 
 	@ParameterizedTest(name = "seed {0}")
@@ -107,6 +117,8 @@ class QueueProtocolRandomTests {
 		this.done.clear();
 		this.discarded.clear();
 		this.ends.clear();
+		this.tokens.clear();
+		this.tokenOwners.clear();
 	}
 
 	private void run(long seed) throws Exception {
@@ -162,9 +174,11 @@ class QueueProtocolRandomTests {
 					assertThat(taken.task()).as("a take sent again answers the task the first started").isNotNull();
 					assertThat(taken.task().id()).isEqualTo(first.task().id());
 					assertThat(taken.task().attempt()).as("its attempt counted once").isEqualTo(first.task().attempt());
+					assertThat(taken.task().fencingToken()).as("and its token as the first").isEqualTo(first.task().fencingToken());
 				}
 			}
 			if (taken.task() != null) {
+				checkToken(taken.task());
 				String id = taken.task().id();
 				assertThat(this.groupOf.get(id)).isEqualTo(taken.task().group());
 				this.held.put(id, owner);
@@ -212,6 +226,7 @@ class QueueProtocolRandomTests {
 			if (finished.next().task() != null) {
 				assertThat(next).as("a finish takes only when asked to").isNotNull();
 				assertThat(finished.ended()).as("a finish that did not end its task takes nothing").isTrue();
+				checkToken(finished.next().task());
 				this.held.put(finished.next().task().id(), next);
 			}
 			return "finish " + id + " by " + owner + (next != null ? " and take for " + next : "") + (sentTwice ? " sent twice" : "");
@@ -356,6 +371,15 @@ class QueueProtocolRandomTests {
 			assertThat(dead.contains(id)).as("task " + id + " in the dead letters").isEqualTo(state.equals("DEAD"));
 			assertThat(running.contains(id)).as("task " + id + " in the running set").isEqualTo(state.equals("RUNNING"));
 		}
+	}
+
+	/** Fencing tokens increase with every start in a group; a take sent again answers the first's token. */
+	private void checkToken(QueueScripts.Started task) {
+		Long last = this.tokens.put(task.group(), task.fencingToken());
+		if (last != null && !task.owner().equals(this.tokenOwners.get(task.group()))) {
+			assertThat(task.fencingToken()).as("token of " + task.id() + " in " + task.group()).isGreaterThan(last);
+		}
+		this.tokenOwners.put(task.group(), task.owner());
 	}
 
 	private void ended(End end) {

@@ -316,6 +316,70 @@ class SerialQueueTests {
 		}
 	}
 
+	/**
+	 * Issue 34: an attempt whose instance cannot renew its lease (its connection stalls) learns it
+	 * from {@link SerialTask#isCurrent()} before another attempt of the task, or a later task of its
+	 * group, begins elsewhere; and each later attempt or task carries a larger fencing token.
+	 */
+	@Test
+	void anAttemptThatOutlivesItsLeaseIsNoLongerCurrentWhenAnotherBeginsAndLaterOnesHaveLargerTokens() throws Exception {
+		FaultProxy proxy = FaultProxy.start(TestRedis.standalone().host(), TestRedis.standalone().port());
+		LettuceConnectionFactory throughProxy = dev.lockstep.lock.RedisConnections.standalone(proxy.host(), proxy.port());
+		Map<String, SerialTask> stalledAttempt = new ConcurrentHashMap<>();
+		CountDownLatch stalledStarted = new CountDownLatch(1);
+		CountDownLatch released = new CountDownLatch(1);
+		AtomicBoolean currentAtStart = new AtomicBoolean();
+		RedisSerialQueue stalling = new RedisSerialQueue(throughProxy, JSON);
+		try {
+			stalling.setKeyPrefix(this.redis.prefix());
+			stalling.setInstanceId("stalling");
+			stalling.setCommandTimeout(Duration.ofMillis(500));
+			stalling.setDefaults(leaseOf(Duration.ofSeconds(2)));
+			stalling.listen(QUEUE, 1, items((task, item) -> {
+				stalledAttempt.put("it", task);
+				currentAtStart.set(task.isCurrent());
+				stalledStarted.countDown();
+				released.await(60, TimeUnit.SECONDS);
+			}), "test handler stalling");
+			stalling.start();
+			String first = stalling.submit(QUEUE, "g", new Item("g", 0, 0));
+			for (int i = 1; i < 4; i++) {
+				stalling.submit(QUEUE, "g", new Item("g", i, 0));
+			}
+			assertThat(stalledStarted.await(30, TimeUnit.SECONDS)).isTrue();
+			SerialTask stalled = stalledAttempt.get("it");
+			assertThat(currentAtStart).as("an attempt is current when it begins").isTrue();
+			assertThat(stalled.fencingToken()).isPositive();
+			proxy.stall();
+
+			// another instance runs the task again once the lease ran out, then the group's later tasks
+			List<String> seen = new CopyOnWriteArrayList<>();
+			List<Long> tokens = new CopyOnWriteArrayList<>();
+			List<SerialTask> others = new CopyOnWriteArrayList<>();
+			RedisSerialQueue other = instance("other", 1, items((task, item) -> {
+				seen.add(item.sequence() + "#" + task.attempt() + (stalled.isCurrent() ? " beside a current attempt" : ""));
+				tokens.add(task.fencingToken());
+				assertThat(task.isCurrent()).isTrue();
+				others.add(task);
+			}), (q) -> q.setDefaults(leaseOf(Duration.ofSeconds(2))));
+			await().atMost(WAIT).until(() -> seen.size() == 4);
+			assertThat(seen).containsExactly("0#2", "1#1", "2#1", "3#1");
+			assertThat(stalled.isCurrent()).isFalse();
+			assertThat(tokens.get(0)).as("the next attempt's token").isGreaterThan(stalled.fencingToken());
+			assertThat(tokens).as("the group's later tasks' tokens").isSorted().doesNotHaveDuplicates();
+			assertThat(others).as("an attempt that ended is no longer current").noneMatch(SerialTask::isCurrent);
+			assertThat(other.task(QUEUE, first).orElseThrow().isCurrent()).as("a task read through a view").isFalse();
+		}
+		finally {
+			released.countDown();
+			proxy.heal();
+			stalling.setShutdownTimeout(Duration.ZERO);
+			stalling.stop();
+			throughProxy.destroy();
+			proxy.close();
+		}
+	}
+
 	@Test
 	void aSecondSubmitWithTheSameDeduplicationIdStoresNothingAndReturnsTheFirstId() {
 		RedisSerialQueue queue = instance("a", 1, null, (q) -> {
