@@ -37,6 +37,8 @@ final class QueueScripts {
 
 	private static final LuaScript UNTAKE = load(ScriptOutputType.VALUE, "queue-untake.lua");
 
+	private static final LuaScript RECLAIM = load(ScriptOutputType.MULTI, "queue-reclaim.lua");
+
 	private static final LuaScript VIEW = load(ScriptOutputType.MULTI, "queue-view.lua");
 
 	private final RedisScripts redis;
@@ -50,7 +52,7 @@ final class QueueScripts {
 	}
 
 	void preload(Duration wait) {
-		this.redis.preload(List.of(SUBMIT, TAKE, RENEW, FINISH, FAIL, RELEASE, REDRIVE, DISCARD, UNTAKE, VIEW), wait);
+		this.redis.preload(List.of(SUBMIT, TAKE, RENEW, FINISH, FAIL, RELEASE, REDRIVE, DISCARD, UNTAKE, RECLAIM, VIEW), wait);
 	}
 
 	/** The id of the stored task: this one, or the one stored already under the deduplication id. */
@@ -81,6 +83,16 @@ final class QueueScripts {
 	CompletableFuture<@Nullable String> untake(QueueKeys keys, String owner) {
 		return this.redis.<byte @Nullable []>run(UNTAKE, keys.forScripts(), List.of(owner, keys.channel()))
 			.thenApply((id) -> (id != null) ? new String(id, StandardCharsets.UTF_8) : null);
+	}
+
+	/**
+	 * Gives back the tasks held by earlier runs of {@code instanceId} (owner ids starting with it but
+	 * not with {@code ownerPrefix}, this run's); their ids.
+	 */
+	CompletableFuture<List<String>> reclaim(QueueKeys keys, String instanceId, String ownerPrefix, int maxAttempts) {
+		return this.redis.<List<Object>>run(RECLAIM, keys.forScripts(), List.of(instanceId + ":", ownerPrefix,
+				Integer.toString(maxAttempts), keys.channel()))
+			.thenApply((reply) -> reply.stream().map(QueueScripts::text).toList());
 	}
 
 	/** The ids among {@code owners}' tasks whose lease is gone. */

@@ -13,6 +13,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
@@ -71,6 +72,13 @@ final class QueueWorkers {
 
 	private final AtomicLong timedWakeAt = new AtomicLong(Long.MAX_VALUE);
 
+	/**
+	 * Owner ids of this run's takes start with it: {@code <instance id>:<run>:}, the run four random
+	 * base-36 characters drawn at each start, so that a restarted instance with the same id (its
+	 * sequence counting from 1 again) never reuses an owner id of its earlier run.
+	 */
+	private volatile String ownerPrefix = "";
+
 	private volatile boolean stopping;
 
 	private volatile boolean redisFailing;
@@ -107,6 +115,8 @@ final class QueueWorkers {
 		this.wakeUps.drainPermits();
 		this.timedWakeAt.set(Long.MAX_VALUE);
 		this.timer = timer;
+		this.ownerPrefix = this.instanceId + ":" + newRun() + ":";
+		reclaim();
 		long every = Math.max(1, this.settings.leaseTime().toMillis() / 3);
 		this.renewals = timer.scheduleWithFixedDelay(this::renew, every, every, TimeUnit.MILLISECONDS);
 		for (int i = 0; i < this.concurrency; i++) {
@@ -202,7 +212,31 @@ final class QueueWorkers {
 	}
 
 	private String newOwner() {
-		return this.instanceId + ":" + SEQUENCE.incrementAndGet();
+		return this.ownerPrefix + SEQUENCE.incrementAndGet();
+	}
+
+	private static String newRun() {
+		StringBuilder run = new StringBuilder(4);
+		for (int i = 0; i < 4; i++) {
+			run.append(Character.forDigit(ThreadLocalRandom.current().nextInt(36), 36));
+		}
+		return run.toString();
+	}
+
+	/**
+	 * Tasks an earlier run of this instance id still holds (it stopped uncleanly) will not end: they
+	 * go back at once, rather than after their leases, sent before this run's first take. Not
+	 * awaited; if Redis cannot be reached, their leases run out as before.
+	 */
+	private void reclaim() {
+		this.scripts.reclaim(this.keys, this.instanceId, this.ownerPrefix, this.settings.maxAttempts())
+			.whenComplete((ids, error) -> {
+				if (ids != null && !ids.isEmpty()) {
+					logger.warn("Task(s) {} of queue '{}' were held by an earlier run of instance {} that stopped without "
+							+ "ending them: given back (or buried after their last attempt)", ids, this.keys.queue(),
+							this.instanceId);
+				}
+			});
 	}
 
 	/** Waits for a wake-up, for {@code dueMillis} (when a lease or retry falls due; -1: none) or {@link #IDLE_LOOK}. */

@@ -126,6 +126,20 @@ local function requeue(id, group, err, channel, owner, ended)
   make_ready(group, channel, true)
 end
 
+-- A running task whose attempt will not end (its lease ran out, or its instance started again
+-- after an unclean stop) goes back to waiting, or to the dead letters after its last attempt: the
+-- attempt counts, as a crash does. `why` names the cause, '%s' standing for the attempt's owner.
+local function abandon(id, why, now, max_attempts, channel)
+  redis.call('ZREM', base .. ':running', id)
+  local group, attempt, holder = unpack(redis.call('HMGET', task_key(id), 'group', 'attempt', 'owner'))
+  local err = 'attempt ' .. attempt .. ' did not end: ' .. string.format(why, tostring(holder))
+  if tonumber(attempt) >= tonumber(max_attempts) then
+    bury(id, group, err, now, channel, holder)
+  else
+    requeue(id, group, err, channel, holder)
+  end
+end
+
 -- The reply of a take that started task `id`.
 local function started(id, group, now)
   local payload, submitted, err, attempt, token = unpack(redis.call('HMGET', task_key(id), 'payload', 'submitted', 'error',
@@ -145,14 +159,7 @@ local function take_next(owner, lease_ms, max_attempts, channel)
   local delayed = base .. ':delayed'
   local owners = base .. ':owners'
   for _, id in ipairs(redis.call('ZRANGEBYSCORE', running, '-inf', now, 'LIMIT', 0, 16)) do
-    redis.call('ZREM', running, id)
-    local group, attempt, holder = unpack(redis.call('HMGET', task_key(id), 'group', 'attempt', 'owner'))
-    local why = 'attempt ' .. attempt .. ' did not end: its lease ran out (' .. tostring(holder) .. ' stopped renewing it)'
-    if tonumber(attempt) >= tonumber(max_attempts) then
-      bury(id, group, why, now, channel, holder)
-    else
-      requeue(id, group, why, channel, holder)
-    end
+    abandon(id, 'its lease ran out (%s stopped renewing it)', now, max_attempts, channel)
   end
   for _, group in ipairs(redis.call('ZRANGEBYSCORE', delayed, '-inf', now, 'LIMIT', 0, 16)) do
     redis.call('ZREM', delayed, group)

@@ -111,6 +111,44 @@ class QueueProcessTests {
 		assertThat(this.local.task(QUEUE, slow).orElseThrow().lastError()).contains("doomed");
 	}
 
+	/**
+	 * Issue 24: an instance killed with tasks running and started again under the same instance id
+	 * gives those tasks back at once (their attempts will not end), rather than run its workers'
+	 * worth of other tasks beside them until their leases run out.
+	 */
+	@Test
+	void anInstanceStartedAgainAfterAnUncleanStopGivesBackWhatItsEarlierRunHeld() throws Exception {
+		long lease = 60_000;
+		JavaProcess first = worker("same", 2, lease, 0, 0, 0, 1);
+		this.processes.add(first);
+		first.awaitLine("SUBMITTED", Duration.ofSeconds(60));
+		this.local = new RedisSerialQueue(this.redis.factory(), SerialQueueTests.JSON);
+		this.local.setKeyPrefix(this.redis.prefix());
+		for (int group = 0; group < 4; group++) {
+			this.local.submit(QUEUE, "g" + group, new Item("g" + group, 0, 600_000));
+		}
+		await().atMost(Duration.ofSeconds(60)).until(() -> started(first).size() == 2);
+		List<String> heldByFirst = started(first).stream().map((line) -> line.split(" ")[1]).toList();
+		first.kill();
+
+		JavaProcess second = worker("same", 2, lease, 0, 0, 0, 1);
+		this.processes.add(second);
+		await().atMost(Duration.ofSeconds(60)).until(() -> started(second).size() == 2);
+		assertThat(started(second)).as("the second run starts what the first held, again, well within their leases")
+			.allMatch((line) -> heldByFirst.contains(line.split(" ")[1]) && line.endsWith(" 2"));
+		for (String id : heldByFirst) {
+			assertThat(this.local.task(QUEUE, id).orElseThrow().lastError()).contains("started again");
+		}
+		for (int i = 0; i < 10; i++) {
+			assertThat(this.local.stats(QUEUE).running()).as("tasks running under instance id 'same'").isEqualTo(2);
+			Thread.sleep(100);
+		}
+	}
+
+	private static List<String> started(JavaProcess worker) {
+		return worker.lines().stream().filter((line) -> line.startsWith("STARTED ")).toList();
+	}
+
 	private JavaProcess worker(String instance, int concurrency, long leaseMillis, int groups, int tasks, int offset, int step) {
 		TestRedis.Endpoint endpoint = TestRedis.standalone();
 		return JavaProcess.start(instance, QueueWorkerProcess.class, QueueWorkerProcess.JVM_OPTIONS, endpoint.host(),

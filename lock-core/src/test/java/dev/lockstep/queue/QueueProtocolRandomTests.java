@@ -30,7 +30,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The queue scripts driven at random against a real Redis: submits (some with a deduplication id
  * seen before), takes by ever new owners with leases that run out at once or not, finishes (takes
  * and finishes some sent twice, as Lettuce sends a command again after a reconnect), failures
- * with and without backoff, releases, takes undone (their reply lost), renewals, redrives,
+ * with and without backoff, releases, takes undone (their reply lost), instances started again
+ * after an unclean stop (giving back what their earlier runs held), renewals, redrives,
  * discards (of dead tasks, and of tasks that are not dead), recorded ends sent again (their reply
  * lost) and ends of another kind by an owner that ended its task already, some by owners whose
  * lease is gone or whose task was discarded. After every step the queue's keys are read back and
@@ -88,6 +89,11 @@ class QueueProtocolRandomTests {
 	private final List<End> ends = new ArrayList<>();
 
 	private long owners;
+
+	private static final int INSTANCES = 3;
+
+	/** The run each instance is in: its owner ids' middle part. */
+	private final int[] runs = new int[INSTANCES];
 
 	/** The latest fencing token started in each group, and the owner it was started for. */
 	private final Map<String, Long> tokens = new HashMap<>();
@@ -162,7 +168,7 @@ class QueueProtocolRandomTests {
 			return "submit " + id + " to " + group + " dedup " + dedup;
 		}
 		if (dice < 50) {
-			String owner = "o" + (++this.owners);
+			String owner = newOwner(random);
 			long lease = random.nextBoolean() ? 1 : 60_000;
 			QueueScripts.Taken taken = get(this.scripts.take(this.keys, owner, MAX_ATTEMPTS, Duration.ofMillis(lease)));
 			boolean sentTwice = random.nextInt(4) == 0;
@@ -198,7 +204,7 @@ class QueueProtocolRandomTests {
 		boolean current = owner.equals(this.template.opsForHash().get(this.keys.base() + ":t:" + id, "owner"));
 		if (dice < 70) {
 			// half the finishes take the worker's next task in the same step, as the workers do
-			String next = random.nextBoolean() ? "o" + (++this.owners) : null;
+			String next = random.nextBoolean() ? newOwner(random) : null;
 			Callable<QueueScripts.Finished> finishCall = () -> get(this.scripts.finishAndTake(this.keys, id, owner,
 					Duration.ofMinutes(5), next, new QueueSettings(Duration.ofSeconds(60), MAX_ATTEMPTS, Duration.ZERO,
 							Duration.ofMinutes(5))));
@@ -247,7 +253,7 @@ class QueueProtocolRandomTests {
 			// the take's reply was lost: its worker undoes it; an owner that took nothing undoes nothing
 			String taskKey = this.keys.base() + ":t:" + id;
 			Object attemptBefore = this.template.opsForHash().get(taskKey, "attempt");
-			String nobody = "o" + (++this.owners);
+			String nobody = newOwner(random);
 			assertThat(get(this.scripts.untake(this.keys, nobody))).as("an owner that took nothing").isNull();
 			String undone = get(this.scripts.untake(this.keys, owner));
 			assertThat(undone).as("an untake counts only for the current owner").isEqualTo(current ? id : null);
@@ -272,6 +278,9 @@ class QueueProtocolRandomTests {
 			List<String> lost = get(this.scripts.renew(this.keys, Map.of(id, owner), Duration.ofSeconds(60)));
 			assertThat(lost.isEmpty()).as("a renewal counts only for the current owner").isEqualTo(current);
 			return "renew " + id;
+		}
+		if (random.nextInt(6) == 0) {
+			return reclaim(random.nextInt(INSTANCES));
 		}
 		if (random.nextBoolean() && !this.ends.isEmpty()) {
 			return replay(this.ends.get(random.nextInt(this.ends.size())), random.nextInt(4) == 0);
@@ -371,6 +380,32 @@ class QueueProtocolRandomTests {
 			assertThat(dead.contains(id)).as("task " + id + " in the dead letters").isEqualTo(state.equals("DEAD"));
 			assertThat(running.contains(id)).as("task " + id + " in the running set").isEqualTo(state.equals("RUNNING"));
 		}
+	}
+
+	/** An owner id as the workers make them: {@code <instance>:<run>:<sequence>}. */
+	private String newOwner(Random random) {
+		int instance = random.nextInt(INSTANCES);
+		return "w" + instance + ":" + this.runs[instance] + ":" + (++this.owners);
+	}
+
+	/**
+	 * Instance {@code instance} starts again after an unclean stop: the tasks its earlier runs hold
+	 * are given back (or buried after their last attempt), and no others.
+	 */
+	private String reclaim(int instance) throws Exception {
+		String prefix = "w" + instance + ":";
+		Map<Object, Object> owners = this.template.opsForHash().entries(this.keys.base() + ":owners");
+		Set<String> expected = new HashSet<>();
+		owners.forEach((owner, id) -> {
+			if (((String) owner).startsWith(prefix)) {
+				expected.add((String) id);
+			}
+		});
+		this.runs[instance]++;
+		List<String> given = get(this.scripts.reclaim(this.keys, "w" + instance, prefix + this.runs[instance] + ":", MAX_ATTEMPTS));
+		assertThat(given).as("tasks given back for instance w" + instance).containsExactlyInAnyOrderElementsOf(expected);
+		given.forEach(this.held::remove);
+		return "instance w" + instance + " starts again: gave back " + given;
 	}
 
 	/** Fencing tokens increase with every start in a group; a take sent again answers the first's token. */
