@@ -4,7 +4,7 @@
 --   :delayed  zset group -> when its failed task may be retried (ms, server clock)
 --   :running  zset task id -> when its lease runs out (ms, server clock)
 --   :dead     zset task id -> when it died
---   :queued   count of queued tasks
+--   :queued   count of queued tasks (no key when zero)
 --   :g:<group> list of the group's task ids in order; the head is the one running or retried next
 --   :t:<id>   hash: the task (group, payload, state, attempt, submitted, error, owner, token (the
 --             server clock in microseconds when its latest attempt started), ended, dedup,
@@ -183,7 +183,10 @@ local function take_next(owner, lease_ms, max_attempts, channel)
       redis.call('HSET', task, 'state', 'RUNNING', 'owner', owner, 'token', now_us)
       redis.call('HSET', owners, owner, id)
       redis.call('ZADD', running, now + tonumber(lease_ms), id)
-      redis.call('DECR', base .. ':queued')
+      -- the count leaves Redis at zero, so a drained queue leaves nothing behind
+      if redis.call('DECR', base .. ':queued') <= 0 then
+        redis.call('DEL', base .. ':queued')
+      end
       return started(id, group, now)
     end
   end

@@ -1,5 +1,8 @@
 -- Puts a dead task back at the head of its group's waiting tasks (after the task running now, if
--- one is), its attempts counted from zero again.
+-- one is), its attempts counted from zero again, to run next: a group waiting out the retry backoff
+-- of its head task waits no longer (the redriven task runs first, the retried one right after it).
+-- The records of its earlier attempts' ends are dropped, so a task redriven again and again does
+-- not grow.
 -- ARGV[1] task id, ARGV[2] wake-up channel
 -- Returns 1, or 0 when the task is not dead.
 local id = ARGV[1]
@@ -7,8 +10,15 @@ if not unbury(id) then
   return 0
 end
 local task = task_key(id)
+local fields = redis.call('HKEYS', task)
+local dropped = {'ended'}
+for _, field in ipairs(fields) do
+  if string.sub(field, 1, 6) == 'ended:' then
+    dropped[#dropped + 1] = field
+  end
+end
+redis.call('HDEL', task, unpack(dropped))
 redis.call('HSET', task, 'state', 'QUEUED', 'attempt', 0)
-redis.call('HDEL', task, 'ended')
 redis.call('INCR', base .. ':queued')
 local group = redis.call('HGET', task, 'group')
 local key = group_key(group)
@@ -20,5 +30,8 @@ elseif redis.call('HGET', task_key(head), 'state') == 'RUNNING' then
   redis.call('LINSERT', key, 'AFTER', head, id)
 else
   redis.call('LPUSH', key, id)
+  if redis.call('ZREM', base .. ':delayed', group) == 1 then
+    make_ready(group, ARGV[2], true)
+  end
 end
 return 1
