@@ -1,0 +1,306 @@
+package dev.lockstep.queue;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+import dev.lockstep.QueueStats;
+import dev.lockstep.SerialQueueException;
+import dev.lockstep.internal.DaemonThreads;
+import dev.lockstep.lock.RedisConnections;
+import dev.lockstep.testing.FaultProxy;
+import dev.lockstep.testing.JavaProcess;
+import dev.lockstep.testing.RedisServer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The serial queue under every fault at once: 3 worker JVMs (4 workers each, 3 s leases), each
+ * reaching Redis through its own proxy that cuts all its connections every 0.3 to 1.5 s; a task of
+ * each of 200 groups submitted every 2 s throughout; Redis (with {@code appendfsync always}) crashed and restarted
+ * once; one worker JVM stopped with SIGSTOP past its lease and resumed. What must hold: every task
+ * runs to its end, none lost or left dead, never out of order within a group, nothing left in Redis
+ * once drained but the done tasks' expiring records; every attempt starts on the attempt Redis
+ * counted (none charged without running) and attempts never overlap, except where the paused JVM's
+ * attempt outlived its lease (documented: counted and reported, and that attempt is no longer
+ * current when it ends). 30 s in CI; {@code -Psoak} runs it 10 minutes
+ * ({@code -Dlockstep.faults.seconds}).
+ */
+@Timeout(value = 1500, unit = TimeUnit.SECONDS)
+class QueueSoakProcessTests {
+
+	private static final Logger logger = LoggerFactory.getLogger(QueueSoakProcessTests.class);
+
+	private static final int SECONDS = Integer.getInteger("lockstep.faults.seconds", 30);
+
+	private static final String QUEUE = "soak";
+
+	private static final int GROUPS = 200;
+
+	private static final long LEASE_MILLIS = 3000;
+
+	private final List<AutoCloseable> toClose = new ArrayList<>();
+
+	private final List<JavaProcess> workers = new ArrayList<>();
+
+	private final AtomicBoolean faults = new AtomicBoolean(true);
+
+	@AfterEach
+	void stop() throws Exception {
+		this.faults.set(false);
+		this.workers.forEach((worker) -> signal("CONT", worker));
+		this.workers.forEach(JavaProcess::kill);
+		for (AutoCloseable closeable : this.toClose) {
+			closeable.close();
+		}
+	}
+
+	@Test
+	void everyTaskRunsToItsEndInOrderThroughCutsARestartAndAPause() throws Exception {
+		RedisServer redis = RedisServer.start("--appendonly", "yes", "--appendfsync", "always");
+		this.toClose.add(redis);
+		String prefix = RedisConnections.uniquePrefix();
+		List<FaultProxy> proxies = new ArrayList<>();
+		for (int i = 0; i < 3; i++) {
+			FaultProxy proxy = FaultProxy.start(redis.host(), redis.port());
+			proxies.add(proxy);
+			this.toClose.add(proxy);
+			JavaProcess worker = JavaProcess.start("soak-" + i, SoakWorkerProcess.class, SoakWorkerProcess.JVM_OPTIONS,
+					proxy.host(), Integer.toString(proxy.port()), prefix, QUEUE, "soak-" + i, "4", Long.toString(LEASE_MILLIS));
+			this.workers.add(worker);
+		}
+		for (JavaProcess worker : this.workers) {
+			worker.awaitLine("READY", Duration.ofSeconds(60));
+		}
+		LettuceConnectionFactory direct = RedisConnections.standalone(redis.host(), redis.port());
+		this.toClose.add(direct::destroy);
+		RedisSerialQueue submitter = new RedisSerialQueue(direct, SerialQueueTests.JSON);
+		submitter.setKeyPrefix(prefix);
+		submitter.setInstanceId("submitter");
+		submitter.setCommandTimeout(Duration.ofSeconds(2));
+
+		Random random = new Random(24);
+		for (FaultProxy proxy : proxies) {
+			long seed = random.nextLong();
+			DaemonThreads.start("soak-cutter", () -> cut(proxy, new Random(seed)));
+		}
+		long start = System.nanoTime();
+		long end = start + TimeUnit.SECONDS.toNanos(SECONDS);
+		long restartAt = start + TimeUnit.SECONDS.toNanos(SECONDS) / 3;
+		long pauseAt = start + TimeUnit.SECONDS.toNanos(SECONDS) * 2 / 3;
+		boolean restarted = false;
+		boolean paused = false;
+		JavaProcess pausedWorker = this.workers.get(1);
+		long pausedFrom = 0;
+		long pausedUntil = 0;
+		Map<String, String> ids = new HashMap<>();
+		int round = 0;
+		while (System.nanoTime() - end < 0) {
+			for (int group = 0; group < GROUPS; group++) {
+				String label = "g" + group + "-" + round;
+				ids.put(submit(submitter, "g" + group, round, label), label);
+			}
+			round++;
+			if (!restarted && System.nanoTime() - restartAt > 0) {
+				redis.restart();
+				restarted = true;
+			}
+			if (!paused && System.nanoTime() - pauseAt > 0) {
+				pausedFrom = System.nanoTime();
+				signal("STOP", pausedWorker);
+				Thread.sleep(LEASE_MILLIS + 2000);
+				signal("CONT", pausedWorker);
+				pausedUntil = System.nanoTime();
+				paused = true;
+			}
+			Thread.sleep(2000);
+		}
+		this.faults.set(false);
+		await().atMost(Duration.ofSeconds(300)).pollInterval(Duration.ofSeconds(1)).until(() -> {
+			QueueStats stats = submitter.stats(QUEUE);
+			return stats.queued() + stats.running() == 0;
+		});
+		// the paused JVM's last attempt may still be ending
+		Thread.sleep(1000);
+
+		SoakRecord record = SoakRecord.of(this.workers, pausedWorker);
+		int cuts = proxies.stream().mapToInt(FaultProxy::cuts).sum();
+		logger.info("Queue soak: {} s, {} tasks of {} groups, {} attempts, {} cuts, Redis restarted once, {} paused {} ms; "
+				+ "{} tasks not ended, {} ended twice (paused attempt outlived its lease), {} overlaps ({} involving the "
+				+ "paused JVM), {} out of order, {} first started above the attempt Redis counted outside the pause, "
+				+ "{} dead", SECONDS, ids.size(), GROUPS, record.attempts, cuts, pausedWorker,
+				TimeUnit.NANOSECONDS.toMillis(pausedUntil - pausedFrom), record.notEnded(ids.keySet()).size(),
+				record.endedTwice.size(), record.overlaps, record.pausedOverlaps, record.outOfOrder,
+				record.chargedUnrun.size(), submitter.stats(QUEUE).dead());
+		assertThat(cuts).as("connection cuts").isGreaterThanOrEqualTo(SECONDS);
+		assertThat(record.notEnded(ids.keySet())).as("tasks that never ran to their end").isEmpty();
+		assertThat(record.outOfOrder).as("starts out of order within a group").isZero();
+		assertThat(record.overlaps - record.pausedOverlaps).as("overlaps not involving the paused JVM").isZero();
+		assertThat(record.endedTwice).as("tasks ended twice").allMatch(record.pausedTasks::contains);
+		assertThat(record.chargedUnrun).as("tasks charged an attempt never run (outside the pause)").isEmpty();
+		assertThat(record.staleButCurrent).as("attempts that outlived their lease yet ended believing they were current")
+			.isEmpty();
+		assertThat(submitter.stats(QUEUE).dead()).as("dead letters").isZero();
+		StringRedisTemplate template = new StringRedisTemplate(direct);
+		template.afterPropertiesSet();
+		Set<String> left = template.keys(prefix + "*");
+		assertThat(left).as("keys left once drained: the done tasks' records and deduplication ids, expiring")
+			.allMatch((key) -> (key.contains(":t:") || key.contains(":d:")) && template.getExpire(key) != -1);
+	}
+
+	private static String submit(RedisSerialQueue submitter, String group, int sequence, String label) throws Exception {
+		long giveUp = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+		while (true) {
+			try {
+				// sent again while Redis restarts: the deduplication id keeps it one task
+				return submitter.submit(QUEUE, group, new Item(group, sequence, 20), label);
+			}
+			catch (SerialQueueException ex) {
+				if (System.nanoTime() - giveUp > 0) {
+					throw ex;
+				}
+				Thread.sleep(200);
+			}
+		}
+	}
+
+	private void cut(FaultProxy proxy, Random random) {
+		while (this.faults.get()) {
+			try {
+				Thread.sleep(300 + random.nextInt(1200));
+			}
+			catch (InterruptedException ex) {
+				return;
+			}
+			if (this.faults.get()) {
+				proxy.cutAll();
+			}
+		}
+	}
+
+	private static void signal(String signal, JavaProcess worker) {
+		try {
+			new ProcessBuilder("kill", "-" + signal, Long.toString(worker.pid())).start().waitFor(10, TimeUnit.SECONDS);
+		}
+		catch (Exception ex) {
+			throw new IllegalStateException("kill -" + signal + " " + worker, ex);
+		}
+	}
+
+	/** What the workers printed, checked. */
+	private static final class SoakRecord {
+
+		private int attempts;
+
+		private int overlaps;
+
+		private int pausedOverlaps;
+
+		private int outOfOrder;
+
+		private final Set<String> ended = new HashSet<>();
+
+		private final Set<String> endedTwice = new HashSet<>();
+
+		private final Set<String> pausedTasks = new HashSet<>();
+
+		private final List<String> chargedUnrun = new ArrayList<>();
+
+		private final List<String> staleButCurrent = new ArrayList<>();
+
+		private record Attempt(String id, String group, int sequence, int attempt, long start, long end, boolean paused,
+				boolean current) {
+		}
+
+		static SoakRecord of(List<JavaProcess> workers, JavaProcess pausedWorker) {
+			SoakRecord record = new SoakRecord();
+			List<Attempt> attempts = new ArrayList<>();
+			for (JavaProcess worker : workers) {
+				boolean paused = worker == pausedWorker;
+				Map<String, String[]> starts = new HashMap<>();
+				for (String line : worker.lines()) {
+					String[] part = line.split(" ");
+					if (part[0].equals("S")) {
+						starts.put(part[1] + "#" + part[4], part);
+					}
+					else if (part[0].equals("E")) {
+						String[] begun = starts.remove(part[1] + "#" + part[2]);
+						Attempt attempt = new Attempt(part[1], begun[2], Integer.parseInt(begun[3]), Integer.parseInt(part[2]),
+								Long.parseLong(begun[5]), Long.parseLong(part[3]), paused, Boolean.parseBoolean(part[4]));
+						attempts.add(attempt);
+					}
+				}
+				// an attempt begun and never ended: its worker is still at it, or was paused; none should be left
+				starts.values().forEach((begun) -> attempts.add(new Attempt(begun[1], begun[2], Integer.parseInt(begun[3]),
+						Integer.parseInt(begun[4]), Long.parseLong(begun[5]), Long.MAX_VALUE, paused, false)));
+			}
+			record.attempts = attempts.size();
+			Map<String, List<Attempt>> byGroup = new HashMap<>();
+			for (Attempt attempt : attempts) {
+				byGroup.computeIfAbsent(attempt.group(), (g) -> new ArrayList<>()).add(attempt);
+				if (attempt.end() != Long.MAX_VALUE && !record.ended.add(attempt.id())) {
+					record.endedTwice.add(attempt.id());
+				}
+				if (attempt.paused()) {
+					record.pausedTasks.add(attempt.id());
+				}
+			}
+			for (List<Attempt> group : byGroup.values()) {
+				group.sort(Comparator.comparingLong(Attempt::start));
+				int lastSequence = -1;
+				for (int i = 0; i < group.size(); i++) {
+					Attempt attempt = group.get(i);
+					if (attempt.sequence() < lastSequence) {
+						record.outOfOrder++;
+					}
+					lastSequence = Math.max(lastSequence, attempt.sequence());
+					for (int j = i + 1; j < group.size() && group.get(j).start() < attempt.end(); j++) {
+						record.overlaps++;
+						if (attempt.paused() || group.get(j).paused()) {
+							record.pausedOverlaps++;
+						}
+						if (attempt.current() && attempt.end() != Long.MAX_VALUE) {
+							record.staleButCurrent.add(attempt.id() + "#" + attempt.attempt());
+						}
+					}
+				}
+			}
+			// an attempt above 1 whose earlier attempt never began anywhere was charged without running
+			Set<String> begun = new HashSet<>();
+			attempts.forEach((attempt) -> begun.add(attempt.id() + "#" + attempt.attempt()));
+			for (Attempt attempt : attempts) {
+				if (attempt.attempt() > 1 && !begun.contains(attempt.id() + "#" + (attempt.attempt() - 1))
+						&& !record.pausedTasks.contains(attempt.id())) {
+					record.chargedUnrun.add(attempt.id() + " attempt " + attempt.attempt());
+				}
+			}
+			return record;
+		}
+
+		Set<String> notEnded(Set<String> ids) {
+			Set<String> missing = new HashSet<>(ids);
+			missing.removeAll(this.ended);
+			return missing;
+		}
+
+	}
+
+}
