@@ -23,7 +23,7 @@ import dev.lockstep.job.RunningFirings;
  * @param job the job's name
  * @param slot the cron slot this run is for (the time the cron trigger computed, the same on every
  * instance), or {@code null} for a fixed-rate, fixed-delay or on-demand run
- * @param instance this instance's job-guard id ({@code lockstep.job-guard.instance-id})
+ * @param instance this instance's id ({@code lockstep.instance-id})
  * @param attempt 1 for a run on this instance's own firing; 2 and up for a takeover of a slot its
  * chosen instance never started (the number of claims this instance made for the slot)
  * @param token the run's fencing token, larger than every earlier run's of the same job

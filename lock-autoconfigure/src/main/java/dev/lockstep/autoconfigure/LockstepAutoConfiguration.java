@@ -40,13 +40,20 @@ import dev.lockstep.lock.RedisLockService;
 public final class LockstepAutoConfiguration {
 
 	@Bean
+	@ConditionalOnMissingBean
+	LockstepInstanceId lockstepInstanceId(LockstepProperties properties) {
+		return LockstepInstanceId.of(properties);
+	}
+
+	@Bean
 	@ConditionalOnMissingBean(LockService.class)
 	RedisLockService lockService(RedisConnectionFactory connectionFactory, LockstepProperties properties,
-			ObjectProvider<LockListener> listeners) {
+			LockstepInstanceId instanceId, ObjectProvider<LockListener> listeners) {
 		if (!(connectionFactory instanceof LettuceConnectionFactory)) {
 			throw LettuceRequiredException.otherConnectionFactory(connectionFactory);
 		}
 		RedisLockService lockService = new RedisLockService(connectionFactory);
+		lockService.setInstanceId(instanceId.value());
 		lockService.setKeyPrefix(properties.getKeyPrefix());
 		lockService.setLeaseTime(properties.getLock().getLeaseTime());
 		lockService.setHeartbeatInterval(properties.getHeartbeatInterval());

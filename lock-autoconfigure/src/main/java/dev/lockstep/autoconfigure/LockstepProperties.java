@@ -7,6 +7,7 @@ import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.DeprecatedConfigurationProperty;
 
 import dev.lockstep.aop.LockAnnotationAdvisor;
 import dev.lockstep.internal.DurationRules;
@@ -29,6 +30,13 @@ public class LockstepProperties {
 	 * Prefix of every Redis key and channel Lockstep writes.
 	 */
 	private String keyPrefix = NamingRules.DEFAULT_KEY_PREFIX;
+
+	/**
+	 * Name of this instance of the application, the same for its locks, job guard and serial queues
+	 * (in owner ids, run records, skip reasons and the actuator's views); defaults to host name,
+	 * process id and three random characters. Must differ between instances running at once.
+	 */
+	private @Nullable String instanceId;
 
 	/**
 	 * Order of the advisor that applies @DistributedLock and @SerialGroup. The default places it just
@@ -69,6 +77,22 @@ public class LockstepProperties {
 
 	public void setKeyPrefix(String keyPrefix) {
 		this.keyPrefix = NamingRules.keyPrefix("lockstep.key-prefix", keyPrefix);
+	}
+
+	public @Nullable String getInstanceId() {
+		return this.instanceId;
+	}
+
+	public void setInstanceId(@Nullable String instanceId) {
+		this.instanceId = (instanceId != null) ? NamingRules.instanceId("lockstep.instance-id", instanceId) : null;
+	}
+
+	/**
+	 * This instance's name: {@code lockstep.instance-id}, else the deprecated
+	 * {@code lockstep.job-guard.instance-id}, else null (the auto-configuration draws one).
+	 */
+	public @Nullable String configuredInstanceId() {
+		return (this.instanceId != null) ? this.instanceId : this.jobGuard.instanceId;
 	}
 
 	public int getAdvisorOrder() {
@@ -238,8 +262,7 @@ public class LockstepProperties {
 		private Duration shutdownTimeout = Duration.ofSeconds(30);
 
 		/**
-		 * Id of this instance in run records and skip reasons; defaults to host name, process id and a random
-		 * suffix.
+		 * Id of this instance in run records and skip reasons.
 		 */
 		private @Nullable String instanceId;
 
@@ -299,6 +322,9 @@ public class LockstepProperties {
 			this.shutdownTimeout = DurationRules.notNegative("lockstep.job-guard.shutdown-timeout", shutdownTimeout);
 		}
 
+		@Deprecated(since = "0.2.0", forRemoval = false)
+		@DeprecatedConfigurationProperty(replacement = "lockstep.instance-id",
+				reason = "One instance id now names the instance for locks, job guards and serial queues alike", since = "0.2.0")
 		public @Nullable String getInstanceId() {
 			return this.instanceId;
 		}
@@ -311,6 +337,7 @@ public class LockstepProperties {
 			this.scope = (scope != null) ? NamingRules.insideHashTag("lockstep.job-guard.scope", scope) : null;
 		}
 
+		@Deprecated(since = "0.2.0", forRemoval = false)
 		public void setInstanceId(@Nullable String instanceId) {
 			this.instanceId = (instanceId != null) ? NamingRules.instanceId("lockstep.job-guard.instance-id", instanceId)
 					: null;

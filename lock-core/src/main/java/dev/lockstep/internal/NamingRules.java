@@ -1,5 +1,7 @@
 package dev.lockstep.internal;
 
+import java.lang.management.ManagementFactory;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.regex.Pattern;
 
 /**
@@ -55,6 +57,20 @@ public final class NamingRules {
 			throw new IllegalArgumentException(name + " may only use letters, digits, '.', '_' and '-', was '" + id + "'");
 		}
 		return id;
+	}
+
+	/**
+	 * A new instance id in the one default format: host name, process id and three random base-36
+	 * characters ({@code host-1234-x7k}), so that two processes, or two applications in one process,
+	 * never share one.
+	 */
+	public static String defaultInstanceId() {
+		String runtime = ManagementFactory.getRuntimeMXBean().getName();
+		int at = runtime.indexOf('@');
+		String pid = (at > 0) ? runtime.substring(0, at) : Long.toString(ProcessHandle.current().pid());
+		String host = (at > 0) ? runtime.substring(at + 1) : "host";
+		String suffix = Integer.toString(ThreadLocalRandom.current().nextInt(36 * 36 * 36), 36);
+		return toInstanceId(host + "-" + pid + "-" + suffix);
 	}
 
 	/** {@code text} made into an instance id: every other character becomes '-'. */

@@ -1,11 +1,9 @@
 package dev.lockstep.job;
 
-import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.ThreadLocalRandom;
 
 import io.micrometer.observation.ObservationRegistry;
 import org.jspecify.annotations.Nullable;
@@ -49,7 +47,7 @@ public final class RedisJobGuard implements JobGuardExecutor, JobGuardRegistry, 
 
 	private String keyPrefix = NamingRules.DEFAULT_KEY_PREFIX;
 
-	private String instanceId = defaultInstanceId();
+	private String instanceId = NamingRules.defaultInstanceId();
 
 	private Duration skewTolerance = Duration.ofSeconds(10);
 
@@ -235,13 +233,5 @@ public final class RedisJobGuard implements JobGuardExecutor, JobGuardRegistry, 
 		return current.run(job, (cronSlot != null) ? cronSlot.toEpochMilli() : null, body, retry);
 	}
 
-	private static String defaultInstanceId() {
-		String runtime = ManagementFactory.getRuntimeMXBean().getName();
-		int at = runtime.indexOf('@');
-		String pid = (at > 0) ? runtime.substring(0, at) : Long.toString(ProcessHandle.current().pid());
-		String host = (at > 0) ? runtime.substring(at + 1) : "host";
-		String suffix = Integer.toString(ThreadLocalRandom.current().nextInt(36 * 36 * 36), 36);
-		return NamingRules.toInstanceId(host + "-" + pid + "-" + suffix);
-	}
 
 }

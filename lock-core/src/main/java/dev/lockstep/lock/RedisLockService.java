@@ -39,7 +39,10 @@ public final class RedisLockService implements LockService, InitializingBean, Sm
 
 	private final RedisConnectionFactory connectionFactory;
 
-	private final String instance = newInstanceId();
+	/** Four random base-36 characters, new with each service: no two runs share an owner id. */
+	private final String run = newRun();
+
+	private String instance = NamingRules.defaultInstanceId() + "." + this.run;
 
 	private String keyPrefix = DEFAULT_KEY_PREFIX;
 
@@ -61,6 +64,17 @@ public final class RedisLockService implements LockService, InitializingBean, Sm
 	public RedisLockService(RedisConnectionFactory connectionFactory) {
 		Assert.notNull(connectionFactory, "RedisConnectionFactory must not be null");
 		this.connectionFactory = connectionFactory;
+	}
+
+	/**
+	 * The name of this instance of the application ({@code lockstep.instance-id}), shared with its
+	 * job guard and serial queue; default host name, process id and three random characters. The
+	 * service's own id is this name, a '.' and four random characters drawn when the service is
+	 * made, so that a restarted process with the same name never reuses an owner id of its earlier
+	 * run.
+	 */
+	public void setInstanceId(String instanceId) {
+		this.instance = NamingRules.instanceId("Instance id", instanceId) + "." + this.run;
 	}
 
 	/** Prefix of every Redis key and channel this service uses; default {@value #DEFAULT_KEY_PREFIX}. */
@@ -124,7 +138,10 @@ public final class RedisLockService implements LockService, InitializingBean, Sm
 		return this.keyPrefix;
 	}
 
-	/** This instance's id, the first part of every owner id it writes to Redis. */
+	/**
+	 * This service's id, the first part of every owner id it writes to Redis: the instance's name
+	 * (see {@link #setInstanceId}), a '.' and four random characters.
+	 */
 	public String getInstanceId() {
 		return this.instance;
 	}
@@ -238,8 +255,13 @@ public final class RedisLockService implements LockService, InitializingBean, Sm
 		return current;
 	}
 
-	private static String newInstanceId() {
-		return Long.toString(new SecureRandom().nextLong() & Long.MAX_VALUE, 36);
+	private static String newRun() {
+		SecureRandom random = new SecureRandom();
+		StringBuilder run = new StringBuilder(4);
+		for (int i = 0; i < 4; i++) {
+			run.append(Character.forDigit(random.nextInt(36), 36));
+		}
+		return run.toString();
 	}
 
 }

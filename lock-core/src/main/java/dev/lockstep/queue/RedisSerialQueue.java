@@ -1,6 +1,5 @@
 package dev.lockstep.queue;
 
-import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -61,7 +60,7 @@ public class RedisSerialQueue implements SerialQueue, SmartLifecycle {
 
 	private String keyPrefix = NamingRules.DEFAULT_KEY_PREFIX;
 
-	private String instanceId = defaultInstanceId();
+	private String instanceId = NamingRules.defaultInstanceId();
 
 	private Duration commandTimeout = Duration.ofSeconds(5);
 
@@ -331,10 +330,5 @@ public class RedisSerialQueue implements SerialQueue, SmartLifecycle {
 		return 1100;
 	}
 
-	private static String defaultInstanceId() {
-		String runtime = ManagementFactory.getRuntimeMXBean().getName();
-		String suffix = Integer.toString(ThreadLocalRandom.current().nextInt(36 * 36 * 36), 36);
-		return NamingRules.toInstanceId(runtime.replace('@', '-') + "-" + suffix);
-	}
 
 }

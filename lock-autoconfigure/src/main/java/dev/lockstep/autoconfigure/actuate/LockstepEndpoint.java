@@ -173,7 +173,7 @@ public final class LockstepEndpoint {
 	/**
 	 * The endpoint's root.
 	 * @param instance this instance's id in lock owners ({@code null} with a lock service of the application's own)
-	 * @param jobGuardInstance this instance's id in job runs and skips ({@code lockstep.job-guard.instance-id})
+	 * @param jobGuardInstance this instance's id in job runs and skips ({@code lockstep.instance-id})
 	 * @param redisMode {@code standalone}, {@code sentinel} or {@code cluster}
 	 * @param jobs the names of the jobs this instance guards
 	 * @param locksLostRecently the locks this instance lost within {@code lossWindow}

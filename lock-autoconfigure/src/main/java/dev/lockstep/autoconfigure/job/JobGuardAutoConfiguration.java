@@ -22,6 +22,7 @@ import dev.lockstep.JobGuardExecutor;
 import dev.lockstep.JobGuardRegistry;
 import dev.lockstep.LockListener;
 import dev.lockstep.autoconfigure.LockstepAutoConfiguration;
+import dev.lockstep.autoconfigure.LockstepInstanceId;
 import dev.lockstep.autoconfigure.LockstepProperties;
 import dev.lockstep.internal.NamingRules;
 import dev.lockstep.job.GuardedJobs;
@@ -71,7 +72,8 @@ public final class JobGuardAutoConfiguration {
 	@Fallback
 	@ConditionalOnMissingBean(RedisJobGuard.class)
 	RedisJobGuard jobGuard(RedisConnectionFactory connectionFactory, GuardedJobs jobs, LockstepProperties properties,
-			ObjectProvider<LockListener> listeners, ObjectProvider<ObservationRegistry> observations, Environment environment) {
+			ObjectProvider<LockListener> listeners, ObjectProvider<ObservationRegistry> observations, Environment environment,
+			ObjectProvider<LockstepInstanceId> instanceId) {
 		RedisJobGuard jobGuard = new RedisJobGuard(connectionFactory, jobs);
 		LockstepProperties.JobGuard settings = properties.getJobGuard();
 		jobGuard.setKeyPrefix(properties.getKeyPrefix() + scope(settings, environment));
@@ -79,9 +81,7 @@ public final class JobGuardAutoConfiguration {
 		jobGuard.setSkewTolerance(settings.getSkewTolerance());
 		jobGuard.setShutdownTimeout(settings.getShutdownTimeout());
 		jobGuard.setObservationRegistry(observations.getIfUnique(() -> ObservationRegistry.NOOP));
-		if (settings.getInstanceId() != null) {
-			jobGuard.setInstanceId(settings.getInstanceId());
-		}
+		jobGuard.setInstanceId(instanceId.getIfAvailable(() -> LockstepInstanceId.of(properties)).value());
 		List<LockListener> all = listeners.orderedStream().toList();
 		if (!all.isEmpty()) {
 			jobGuard.setListener(LockstepAutoConfiguration.combine(all));

@@ -21,6 +21,7 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
 
 import dev.lockstep.LockListener;
 import dev.lockstep.autoconfigure.LockstepAutoConfiguration;
+import dev.lockstep.autoconfigure.LockstepInstanceId;
 import dev.lockstep.autoconfigure.LockstepProperties;
 import dev.lockstep.queue.QueueSettings;
 import dev.lockstep.queue.RedisSerialQueue;
@@ -42,7 +43,8 @@ public final class SerialQueueAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean(RedisSerialQueue.class)
 	RedisSerialQueue serialQueue(RedisConnectionFactory connectionFactory, ObjectProvider<JsonMapper> jsonMapper,
-			LockstepProperties properties, ObjectProvider<LockListener> listeners) {
+			LockstepProperties properties, ObjectProvider<LockListener> listeners,
+			ObjectProvider<LockstepInstanceId> instanceId) {
 		RedisSerialQueue queue = new RedisSerialQueue(connectionFactory,
 				jsonMapper.getIfAvailable(() -> JsonMapper.builder().findAndAddModules().build()));
 		LockstepProperties.Queue settings = properties.getQueue();
@@ -53,9 +55,7 @@ public final class SerialQueueAutoConfiguration {
 		Map<String, QueueSettings> own = new LinkedHashMap<>();
 		settings.getQueues().keySet().forEach((name) -> own.put(name, settings.settings(name)));
 		queue.setQueueSettings(own);
-		if (properties.getJobGuard().getInstanceId() != null) {
-			queue.setInstanceId(properties.getJobGuard().getInstanceId());
-		}
+		queue.setInstanceId(instanceId.getIfAvailable(() -> LockstepInstanceId.of(properties)).value());
 		List<LockListener> all = listeners.orderedStream().toList();
 		if (!all.isEmpty()) {
 			queue.setListener(LockstepAutoConfiguration.combine(all));
