@@ -4,6 +4,7 @@ import java.util.List;
 
 import io.micrometer.observation.ObservationRegistry;
 
+import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -112,6 +113,12 @@ public final class JobGuardAutoConfiguration {
 	@ConditionalOnMissingBean
 	ScheduledFirings lockstepScheduledFirings() {
 		return new ScheduledFirings();
+	}
+
+	/** Warns, naming them, about guarded jobs that never fire because scheduling is not enabled. */
+	@Bean
+	static SchedulingCheck lockstepSchedulingCheck(ListableBeanFactory beans, GuardedJobs jobs) {
+		return new SchedulingCheck(beans, jobs);
 	}
 
 }
