@@ -131,6 +131,11 @@ public class RedisSerialQueue implements SerialQueue, SmartLifecycle {
 		return this.instanceId;
 	}
 
+	/** Whether {@code queue} has settings of its own ({@link #setQueueSettings}), beside the defaults. */
+	public boolean hasOwnSettings(String queue) {
+		return this.queueSettings.containsKey(queue);
+	}
+
 	/** The settings {@code queue} runs with. */
 	public QueueSettings settings(String queue) {
 		return this.queueSettings.getOrDefault(queue, this.defaults);

@@ -122,9 +122,13 @@ public final class LockstepEndpoint {
 		}
 		String name = String.join("/", Arrays.copyOfRange(path, 1, path.length));
 		JobGuardRegistry registry = this.jobGuard;
-		return new JobDetail(name, registry.lastRun(name).orElse(null), registry.lastSkip(name).orElse(null),
+		JobDetail detail = new JobDetail(name, registry.lastRun(name).orElse(null), registry.lastSkip(name).orElse(null),
 				registry.history(name), registry.members(name), registry.elections(name),
 				registry.nextSlot(name).orElse(null));
+		// a name neither guarded here nor known to Redis is a typo, not an idle job: not found
+		boolean known = registry.jobs().stream().anyMatch((job) -> job.name().equals(name)) || detail.lastRun() != null
+				|| detail.lastSkip() != null || !detail.history().isEmpty() || !detail.members().isEmpty();
+		return known ? detail : null;
 	}
 
 	private static Object queuePart(RedisSerialQueue queues, String[] path) {
@@ -132,8 +136,14 @@ public final class LockstepEndpoint {
 			return queues.listenedQueues().stream().map((name) -> new QueueSummary(name, queues.stats(name))).toList();
 		}
 		String name = String.join("/", path);
-		return new QueueDetail(name, queues.listenedQueues().contains(name), queues.settings(name), queues.stats(name),
-				queues.busiestGroups(name, GROUPS_SHOWN), queues.deadLetters(name, DEAD_LETTERS_SHOWN));
+		boolean listened = queues.listenedQueues().contains(name);
+		QueueStats stats = queues.stats(name);
+		// a queue nobody listens to here, that has no settings of its own and holds no task, is a typo: not found
+		if (!listened && !queues.hasOwnSettings(name) && stats.equals(new QueueStats(0, 0, 0, 0))) {
+			return null;
+		}
+		return new QueueDetail(name, listened, queues.settings(name), stats, queues.busiestGroups(name, GROUPS_SHOWN),
+				queues.deadLetters(name, DEAD_LETTERS_SHOWN));
 	}
 
 	/**

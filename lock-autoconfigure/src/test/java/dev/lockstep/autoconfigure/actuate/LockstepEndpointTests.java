@@ -91,7 +91,8 @@ class LockstepEndpointTests {
 	@Test
 	void endpointShowsTheQueuesThisInstanceRunsTheirCountsAndDeadLetters() throws Exception {
 		start(TestRedis.standalone().host(), TestRedis.standalone().port(),
-				"management.endpoints.web.exposure.include=lockstep", "lockstep.queue.queues.imports.max-attempts=1");
+				"management.endpoints.web.exposure.include=lockstep", "lockstep.queue.queues.imports.max-attempts=1",
+				"lockstep.queue.queues.reports.max-attempts=2");
 		SerialQueue queue = this.context.getBean(SerialQueue.class);
 		String failing = queue.submit("imports", "tenant-1:orders", "fail");
 		await().atMost(Duration.ofSeconds(20)).until(() -> queue.stats("imports").dead() == 1);
@@ -107,6 +108,9 @@ class LockstepEndpointTests {
 			.contains("java.lang.IllegalStateException: import refused");
 		assertThat(get("/actuator/lockstep/queues/reports").body()).contains("\"listenedHere\":false")
 			.contains("\"deadLetters\":[]");
+		// a queue nobody listens to here, without settings of its own and without tasks: a typo, not an idle queue
+		assertThat(get("/actuator/lockstep/queues/imprts").status()).isEqualTo(404);
+		assertThat(get("/actuator/lockstep/jobs/no-such-job").status()).isEqualTo(404);
 
 		// a redrive through the endpoint (POST): the task runs again, and is dead again
 		Response redriven = post("/actuator/lockstep/queues/imports/redrive/" + failing);
