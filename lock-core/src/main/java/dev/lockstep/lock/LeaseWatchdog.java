@@ -34,9 +34,13 @@ final class LeaseWatchdog {
 	/** How long a renewal may take before it counts as failed and the next tick sends another. */
 	private final long commandTimeoutNanos;
 
+	/** Where Redis is tried, in words, for messages. */
+	private final String redis;
+
 	private final Set<HeldLock> watched = ConcurrentHashMap.newKeySet();
 
-	LeaseWatchdog(LockScripts scripts, LostLocks lostLocks, LateRenewals lateRenewals, Duration commandTimeout) {
+	LeaseWatchdog(LockScripts scripts, LostLocks lostLocks, LateRenewals lateRenewals, Duration commandTimeout, String redis) {
+		this.redis = redis;
 		this.scripts = scripts;
 		this.commandTimeoutNanos = commandTimeout.toNanos();
 		this.lostLocks = lostLocks;
@@ -97,7 +101,8 @@ final class LeaseWatchdog {
 					lock.renewalDone();
 				}
 				if (error != null) {
-					logger.warn("Could not renew {} lock lease(s), will retry: {}", batch.size(), error.toString());
+					logger.warn("Could not renew {} lock lease(s) on {}, will retry: {}", batch.size(), this.redis,
+							error.toString());
 				}
 			});
 	}

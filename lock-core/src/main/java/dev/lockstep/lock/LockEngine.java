@@ -26,6 +26,7 @@ import dev.lockstep.internal.DaemonThreads;
 import dev.lockstep.internal.DurationRules;
 import dev.lockstep.internal.DurationText;
 import dev.lockstep.lock.LockWaiters.Waiter;
+import dev.lockstep.redis.RedisAddress;
 import dev.lockstep.redis.RedisScripts;
 
 /**
@@ -88,8 +89,9 @@ final class LockEngine {
 		this.scripts = new LockScripts(this.redis, keyPrefix + "wake:");
 		this.scripts.preload(commandTimeout);
 		this.waiters = new LockWaiters(instance, this::releaseStrayGrant);
-		this.watchdog = new LeaseWatchdog(this.scripts, this::lost, this::renewedLate, commandTimeout);
-		this.replies = new RedisReplies(commandTimeout);
+		this.watchdog = new LeaseWatchdog(this.scripts, this::lost, this::renewedLate, commandTimeout,
+				RedisAddress.of(connectionFactory));
+		this.replies = new RedisReplies(commandTimeout, RedisAddress.of(connectionFactory));
 		this.releases = new PendingReleases(this.scripts, commandTimeout);
 		this.timer = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("lockstep-timer"));
 		this.wakeUps = new WakeUpChannel(connectionFactory, keyPrefix + "wake:" + instance, this.waiters, commandTimeout);

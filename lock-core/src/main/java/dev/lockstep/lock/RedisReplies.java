@@ -20,8 +20,12 @@ final class RedisReplies {
 
 	private final Duration commandTimeout;
 
-	RedisReplies(Duration commandTimeout) {
+	/** Where Redis was tried, in words ({@link dev.lockstep.redis.RedisAddress}). */
+	private final String redis;
+
+	RedisReplies(Duration commandTimeout, String redis) {
 		this.commandTimeout = commandTimeout;
+		this.redis = redis;
 	}
 
 	/** The reply; {@code doing} is the verb for messages ("acquiring"), {@code waitTime} the caller's wait or null. */
@@ -31,11 +35,11 @@ final class RedisReplies {
 		}
 		catch (TimeoutException ex) {
 			reply.cancel(false);
-			throw new LockUnavailableException("Redis did not answer within " + DurationText.of(this.commandTimeout)
+			throw new LockUnavailableException(this.redis + " did not answer within " + DurationText.of(this.commandTimeout)
 					+ " while " + doing + " lock '" + keys.key() + "'" + waitNote(waitTime), ex);
 		}
 		catch (ExecutionException ex) {
-			throw new LockUnavailableException("Redis failed while " + doing + " lock '" + keys.key() + "'"
+			throw new LockUnavailableException(this.redis + " failed while " + doing + " lock '" + keys.key() + "'"
 					+ waitNote(waitTime) + ": " + ex.getCause().getMessage(), ex.getCause());
 		}
 		catch (InterruptedException ex) {

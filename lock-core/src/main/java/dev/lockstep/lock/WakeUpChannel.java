@@ -12,6 +12,7 @@ import org.springframework.data.redis.listener.ChannelTopic;
 import org.springframework.data.redis.listener.RedisMessageListenerContainer;
 
 import dev.lockstep.internal.DaemonThreads;
+import dev.lockstep.redis.RedisAddress;
 
 /**
  * This instance's one subscription, to its own wake-up channel: every lock hands over to this
@@ -26,7 +27,11 @@ final class WakeUpChannel {
 
 	private final RedisMessageListenerContainer container = new RedisMessageListenerContainer();
 
+	/** Where Redis is tried, in words, for messages. */
+	private final String redis;
+
 	WakeUpChannel(RedisConnectionFactory connectionFactory, String channel, MessageListener listener, Duration startWait) {
+		this.redis = RedisAddress.of(connectionFactory);
 		this.container.setConnectionFactory(connectionFactory);
 		this.container.setTaskExecutor(new SyncTaskExecutor());
 		this.container.setRecoveryInterval(2000);
@@ -42,7 +47,8 @@ final class WakeUpChannel {
 			this.container.start();
 		}
 		catch (RuntimeException ex) {
-			logger.warn("Lockstep wake-ups are not subscribed; waiters rely on heartbeats: {}", ex.getMessage());
+			logger.warn("Lockstep wake-ups are not subscribed on {}; waiters rely on heartbeats: {}", this.redis,
+					ex.getMessage());
 		}
 	}
 
@@ -59,7 +65,7 @@ final class WakeUpChannel {
 			}
 		}
 		if (!this.container.isListening()) {
-			logger.info("Lockstep wake-ups not subscribed yet (Redis unreachable?); they follow once Redis answers");
+			logger.info("Lockstep wake-ups not subscribed yet ({} unreachable?); they follow once Redis answers", this.redis);
 		}
 	}
 

@@ -12,6 +12,7 @@ import org.springframework.data.redis.listener.ChannelTopic;
 import org.springframework.data.redis.listener.RedisMessageListenerContainer;
 
 import dev.lockstep.internal.DaemonThreads;
+import dev.lockstep.redis.RedisAddress;
 
 /**
  * This instance's subscription to the wake-up channels of the queues it listens to: a message says
@@ -25,7 +26,11 @@ final class QueueWakeUps {
 
 	private final RedisMessageListenerContainer container = new RedisMessageListenerContainer();
 
+	/** Where Redis is tried, in words, for messages. */
+	private final String redis;
+
 	QueueWakeUps(RedisConnectionFactory connectionFactory, Map<String, Runnable> channels, Duration startWait) {
+		this.redis = RedisAddress.of(connectionFactory);
 		this.container.setConnectionFactory(connectionFactory);
 		this.container.setTaskExecutor(new SyncTaskExecutor());
 		this.container.setRecoveryInterval(2000);
@@ -52,7 +57,7 @@ final class QueueWakeUps {
 				this.container.start();
 			}
 			catch (RuntimeException ex) {
-				logger.warn("Lockstep queue wake-ups are not subscribed; idle workers look every {}: {}",
+				logger.warn("Lockstep queue wake-ups are not subscribed on {}; idle workers look every {}: {}", this.redis,
 						QueueWorkers.IDLE_LOOK, ex.getMessage());
 			}
 		});

@@ -65,6 +65,9 @@ final class QueueWorkers {
 
 	private final Semaphore wakeUps = new Semaphore(0);
 
+	/** Where Redis is tried, in words ({@link dev.lockstep.redis.RedisAddress}), for messages. */
+	private final String redis;
+
 	/** Running tasks by the owner id of their take (unique per take): the task's id and the worker's thread. */
 	private final Map<String, Running> running = new ConcurrentHashMap<>();
 
@@ -88,7 +91,8 @@ final class QueueWorkers {
 	private @Nullable ScheduledFuture<?> renewals;
 
 	QueueWorkers(QueueKeys keys, QueueSettings settings, int concurrency, TaskHandler handler, String description,
-			QueueScripts scripts, Duration commandTimeout, String instanceId, LockListener listener) {
+			QueueScripts scripts, Duration commandTimeout, String instanceId, LockListener listener, String redis) {
+		this.redis = redis;
 		this.keys = keys;
 		this.settings = settings;
 		this.concurrency = concurrency;
@@ -173,7 +177,7 @@ final class QueueWorkers {
 					untake(owner);
 					if (!this.redisFailing) {
 						this.redisFailing = true;
-						logger.warn("Queue '{}' cannot take tasks, Redis failed: {}; trying again every {}", this.keys.queue(),
+						logger.warn("Queue '{}' cannot take tasks, {} failed: {}; trying again every {}", this.keys.queue(), this.redis,
 								message(ex), DurationText.of(REDIS_RETRY));
 					}
 					idle(REDIS_RETRY.toMillis());

@@ -37,6 +37,7 @@ import dev.lockstep.internal.DurationRules;
 import dev.lockstep.internal.DurationText;
 import dev.lockstep.internal.IsolatedListener;
 import dev.lockstep.internal.NamingRules;
+import dev.lockstep.redis.RedisAddress;
 import dev.lockstep.redis.RedisScripts;
 
 /**
@@ -161,7 +162,7 @@ public class RedisSerialQueue implements SerialQueue, SmartLifecycle {
 					+ existing.description() + " and " + description);
 		}
 		QueueWorkers added = new QueueWorkers(keys, settings(queue), concurrency, handler, description, this.scripts,
-				this.commandTimeout, this.instanceId, this.listener);
+				this.commandTimeout, this.instanceId, this.listener, RedisAddress.of(this.connectionFactory));
 		this.workers.put(queue, added);
 		if (this.running) {
 			this.wakeUps.listen(keys.channel(), added::wake);
@@ -264,11 +265,11 @@ public class RedisSerialQueue implements SerialQueue, SmartLifecycle {
 		}
 		catch (TimeoutException ex) {
 			reply.cancel(false);
-			throw new SerialQueueException("Redis did not answer within " + DurationText.of(this.commandTimeout) + " while "
-					+ doing, ex);
+			throw new SerialQueueException(RedisAddress.of(this.connectionFactory) + " did not answer within "
+					+ DurationText.of(this.commandTimeout) + " while " + doing, ex);
 		}
 		catch (ExecutionException ex) {
-			throw new SerialQueueException("Redis failed while " + doing + ": " + ex.getCause().getMessage(), ex.getCause());
+			throw new SerialQueueException(RedisAddress.of(this.connectionFactory) + " failed while " + doing + ": " + ex.getCause().getMessage(), ex.getCause());
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
