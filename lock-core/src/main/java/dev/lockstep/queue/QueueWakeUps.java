@@ -18,7 +18,7 @@ import dev.lockstep.redis.RedisAddress;
  * This instance's subscription to the wake-up channels of the queues it listens to: a message says
  * that a group's next task may start, and wakes one idle worker of that queue. While Redis cannot be
  * reached the container keeps retrying on a thread of its own; idle workers also look on their own
- * every {@link QueueWorkers#IDLE_LOOK}, so a wake-up lost meanwhile delays a task, never strands it.
+ * every {@link IdleWorkers#IDLE_LOOK}, so a wake-up lost meanwhile delays a task, never strands it.
  */
 final class QueueWakeUps {
 
@@ -58,7 +58,7 @@ final class QueueWakeUps {
 			}
 			catch (RuntimeException ex) {
 				logger.warn("Lockstep queue wake-ups are not subscribed on {}; idle workers look every {}: {}", this.redis,
-						QueueWorkers.IDLE_LOOK, ex.getMessage());
+						IdleWorkers.IDLE_LOOK, ex.getMessage());
 			}
 		});
 		long deadline = System.nanoTime() + wait.toNanos();

@@ -3,19 +3,13 @@ package dev.lockstep.queue;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 
 import org.jspecify.annotations.Nullable;
@@ -29,21 +23,17 @@ import dev.lockstep.internal.DurationText;
 
 /**
  * The workers of one queue on this instance: {@code concurrency} threads that each take a task
- * (queue-take.lua), run it with the handler and end it (finish, fail or release), and the renewal of
- * the running tasks' leases every third of the lease. An idle worker waits for a wake-up, for the
- * moment the next lease or retry falls due, or at most {@link #IDLE_LOOK}.
+ * (queue-take.lua), run it with the handler and end it (finish, fail or release, sent again while
+ * Redis fails), and the shutdown that gives back what still runs. The running tasks' leases are
+ * renewed by {@link LeaseRenewals}, idle workers wait in {@link IdleWorkers}, and owner ids and the
+ * undoing of takes never begun are {@link TakeOwners}'.
  */
 final class QueueWorkers {
 
 	private static final Logger logger = LoggerFactory.getLogger(QueueWorkers.class);
 
-	/** Longest wait of an idle worker before it looks for work on its own (a wake-up lost in a reconnect). */
-	static final Duration IDLE_LOOK = Duration.ofSeconds(30);
-
 	/** Wait before a worker tries again after Redis failed. */
 	private static final Duration REDIS_RETRY = Duration.ofSeconds(1);
-
-	private static final AtomicLong SEQUENCE = new AtomicLong();
 
 	private final QueueKeys keys;
 
@@ -63,30 +53,21 @@ final class QueueWorkers {
 
 	private final LockListener listener;
 
-	private final Semaphore wakeUps = new Semaphore(0);
+	private final IdleWorkers idle;
 
 	/** Where Redis is tried, in words ({@link dev.lockstep.redis.RedisAddress}), for messages. */
 	private final String redis;
 
-	/** Running tasks by the owner id of their take (unique per take): the task's id and the worker's thread. */
-	private final Map<String, Running> running = new ConcurrentHashMap<>();
+	/** The running tasks and their leases' renewals. */
+	private final LeaseRenewals running;
 
 	private final List<Thread> threads = new ArrayList<>();
 
-	private final AtomicLong timedWakeAt = new AtomicLong(Long.MAX_VALUE);
-
-	/**
-	 * Owner ids of this run's takes start with it: {@code <instance id>:<run>:}, the run four random
-	 * base-36 characters drawn at each start, so that a restarted instance with the same id (its
-	 * sequence counting from 1 again) never reuses an owner id of its earlier run.
-	 */
-	private volatile String ownerPrefix = "";
+	private final TakeOwners owners;
 
 	private volatile boolean stopping;
 
 	private volatile boolean redisFailing;
-
-	private @Nullable ScheduledExecutorService timer;
 
 	private @Nullable ScheduledFuture<?> renewals;
 
@@ -102,6 +83,9 @@ final class QueueWorkers {
 		this.commandTimeout = commandTimeout;
 		this.instanceId = instanceId;
 		this.listener = listener;
+		this.running = new LeaseRenewals(keys, settings, scripts, commandTimeout);
+		this.idle = new IdleWorkers(concurrency);
+		this.owners = new TakeOwners(instanceId, keys, scripts);
 	}
 
 	QueueKeys keys() {
@@ -116,25 +100,12 @@ final class QueueWorkers {
 	synchronized void start(ScheduledExecutorService timer) {
 		this.stopping = false;
 		this.threads.clear();
-		this.wakeUps.drainPermits();
-		this.timedWakeAt.set(Long.MAX_VALUE);
-		this.timer = timer;
-		this.ownerPrefix = this.instanceId + ":" + newRun() + ":";
-		reclaim();
+		this.idle.reset(timer);
+		this.owners.newRun(this.settings.maxAttempts());
 		long every = Math.max(1, this.settings.leaseTime().toMillis() / 3);
-		this.renewals = timer.scheduleWithFixedDelay(this::renew, every, every, TimeUnit.MILLISECONDS);
+		this.renewals = timer.scheduleWithFixedDelay(this.running::renew, every, every, TimeUnit.MILLISECONDS);
 		for (int i = 0; i < this.concurrency; i++) {
 			this.threads.add(DaemonThreads.start("lockstep-queue-" + this.keys.queue() + "-" + (i + 1), this::work));
-		}
-	}
-
-	/**
-	 * A group's next task may start: wakes one idle worker, or the next worker to go idle (a worker
-	 * between an empty take and its wait must not miss it), holding at most one wake-up per worker.
-	 */
-	void wake() {
-		if (this.wakeUps.availablePermits() < this.concurrency) {
-			this.wakeUps.release();
 		}
 	}
 
@@ -161,7 +132,7 @@ final class QueueWorkers {
 			QueueScripts.Taken taken = next;
 			next = null;
 			if (taken == null) {
-				String owner = newOwner();
+				String owner = this.owners.next();
 				try {
 					taken = await(this.scripts.take(this.keys, owner, this.settings));
 					if (this.redisFailing) {
@@ -170,29 +141,29 @@ final class QueueWorkers {
 					}
 				}
 				catch (InterruptedException ex) {
-					untake(owner);
+					this.owners.undo(owner, "its worker never heard");
 					continue;
 				}
 				catch (ExecutionException | TimeoutException ex) {
-					untake(owner);
+					this.owners.undo(owner, "its worker never heard");
 					if (!this.redisFailing) {
 						this.redisFailing = true;
-						logger.warn("Queue '{}' cannot take tasks, {} failed: {}; trying again every {}", this.keys.queue(), this.redis,
-								message(ex), DurationText.of(REDIS_RETRY));
+						logger.warn("Queue '{}' cannot take tasks, {} failed: {}; trying again every {}", this.keys.queue(),
+								this.redis, message(ex), DurationText.of(REDIS_RETRY));
 					}
-					idle(REDIS_RETRY.toMillis());
+					this.idle.await(REDIS_RETRY.toMillis());
 					continue;
 				}
 			}
 			QueueScripts.Started task = taken.task();
 			if (task == null) {
 				if (!this.stopping) {
-					idle(taken.nextDueMillis());
+					this.idle.await(taken.nextDueMillis());
 				}
 			}
 			else if (this.stopping) {
 				// it never ran: it goes back as it was, its attempt not counted
-				untake(task.owner());
+				this.owners.undo(task.owner(), this.instanceId + " stops");
 			}
 			else {
 				next = run(task);
@@ -200,80 +171,9 @@ final class QueueWorkers {
 		}
 	}
 
-	/**
-	 * A take by {@code owner} got no reply, but may have reached Redis (or may yet, from the
-	 * client's queue): undo it, on the same connection after it, so that its task goes back at
-	 * once, its attempt not counted, rather than wait out a lease nobody renews. Not awaited; if
-	 * Redis cannot be reached, the lease runs out as before.
-	 */
-	private void untake(String owner) {
-		this.scripts.untake(this.keys, owner).whenComplete((id, error) -> {
-			if (id != null) {
-				logger.info("Task {} of queue '{}' was taken but never begun ({}): given back, its attempt not counted",
-						id, this.keys.queue(), this.stopping ? this.instanceId + " stops" : "its worker never heard");
-			}
-		});
-	}
-
-	private String newOwner() {
-		return this.ownerPrefix + SEQUENCE.incrementAndGet();
-	}
-
-	private static String newRun() {
-		StringBuilder run = new StringBuilder(4);
-		for (int i = 0; i < 4; i++) {
-			run.append(Character.forDigit(ThreadLocalRandom.current().nextInt(36), 36));
-		}
-		return run.toString();
-	}
-
-	/**
-	 * Tasks an earlier run of this instance id still holds (it stopped uncleanly) will not end: they
-	 * go back at once, rather than after their leases, sent before this run's first take. Not
-	 * awaited; if Redis cannot be reached, their leases run out as before.
-	 */
-	private void reclaim() {
-		this.scripts.reclaim(this.keys, this.instanceId, this.ownerPrefix, this.settings.maxAttempts())
-			.whenComplete((ids, error) -> {
-				if (ids != null && !ids.isEmpty()) {
-					logger.warn("Task(s) {} of queue '{}' were held by an earlier run of instance {} that stopped without "
-							+ "ending them: given back (or buried after their last attempt)", ids, this.keys.queue(),
-							this.instanceId);
-				}
-			});
-	}
-
-	/** Waits for a wake-up, for {@code dueMillis} (when a lease or retry falls due; -1: none) or {@link #IDLE_LOOK}. */
-	private void idle(long dueMillis) {
-		long waitMillis = IDLE_LOOK.toMillis();
-		if (dueMillis >= 0) {
-			scheduleWake(dueMillis);
-		}
-		try {
-			this.wakeUps.tryAcquire(waitMillis, TimeUnit.MILLISECONDS);
-		}
-		catch (InterruptedException ex) {
-			// stopping: the loop ends
-		}
-	}
-
-	/** One timed wake-up per due moment: a worker that learns of an earlier one schedules it. */
-	private void scheduleWake(long dueMillis) {
-		long now = System.currentTimeMillis();
-		long at = now + dueMillis + 5;
-		long current = this.timedWakeAt.get();
-		if ((current > at || current < now) && this.timedWakeAt.compareAndSet(current, at)) {
-			this.timer.schedule(() -> {
-				this.timedWakeAt.compareAndSet(at, Long.MAX_VALUE);
-				this.wakeUps.release();
-			}, dueMillis + 5, TimeUnit.MILLISECONDS);
-		}
-	}
-
 	/** Runs the task and ends it; the worker's next task when the finish took one in the same step, else null. */
 	private QueueScripts.@Nullable Taken run(QueueScripts.Started task) {
-		Running entry = new Running(task.id(), Thread.currentThread(), task.sentNanos() + this.settings.leaseTime().toNanos());
-		this.running.put(task.owner(), entry);
+		RunningTask entry = this.running.started(task.owner(), task);
 		this.listener.taskStarted(this.keys.queue(), Duration.ofMillis(Math.max(0, task.startedMillis() - task.submittedMillis())));
 		long start = System.nanoTime();
 		Throwable thrown = null;
@@ -314,7 +214,7 @@ final class QueueWorkers {
 			}
 		}
 		finally {
-			this.running.remove(task.owner());
+			this.running.ended(task.owner());
 		}
 		return null;
 	}
@@ -324,7 +224,7 @@ final class QueueWorkers {
 	 * finish alone is sent again as {@link #end} does.
 	 */
 	private QueueScripts.@Nullable Taken finish(QueueScripts.Started task, Duration ran) {
-		String nextOwner = this.stopping ? null : newOwner();
+		String nextOwner = this.stopping ? null : this.owners.next();
 		try {
 			QueueScripts.Finished finished = await(this.scripts.finishAndTake(this.keys, task.id(), task.owner(),
 					this.settings.deduplicationWindow(), nextOwner, this.settings));
@@ -342,7 +242,7 @@ final class QueueWorkers {
 			// the reply is lost or Redis failed: a lost reply may have taken a task, which goes back; the finish
 			// alone is sent again
 			if (nextOwner != null) {
-				untake(nextOwner);
+				this.owners.undo(nextOwner, "its worker never heard");
 			}
 			end(task, "done", ran, () -> this.scripts.finish(this.keys, task.id(), task.owner(),
 					this.settings.deduplicationWindow()));
@@ -388,57 +288,15 @@ final class QueueWorkers {
 		}
 	}
 
-	private void renew() {
-		try {
-			renewRunning();
-		}
-		catch (RuntimeException ex) {
-			// a scheduled task that throws is never run again: log, and renew on the next turn
-			logger.warn("Renewing the leases of queue '{}' failed", this.keys.queue(), ex);
-		}
-	}
-
-	private void renewRunning() {
-		if (this.running.isEmpty()) {
-			return;
-		}
-		// by task id; a task taken again on this instance after its lease ran out renews its newest take only
-		Map<String, String> owners = new LinkedHashMap<>();
-		this.running.forEach((owner, entry) -> owners.merge(entry.taskId(), owner, QueueWorkers::newerOwner));
-		long sent = System.nanoTime();
-		long renewedUntil = sent + this.settings.leaseTime().toNanos();
-		this.scripts.renew(this.keys, owners, this.settings.leaseTime())
-			.orTimeout(this.commandTimeout.toMillis(), TimeUnit.MILLISECONDS)
-			.whenComplete((lost, error) -> {
-				if (error != null) {
-					logger.warn("Renewing the leases of {} running task(s) of queue '{}' failed: {}", owners.size(),
-							this.keys.queue(), message(error));
-				}
-				else {
-					// by owner: the take this renewal was for; a lost lease is worth a warning only while its
-					// attempt still runs (not for a finish or failure that reached Redis before the renewal)
-					owners.forEach((id, owner) -> {
-						Running entry = this.running.get(owner);
-						if (entry == null) {
-							return;
-						}
-						if (!lost.contains(id)) {
-							entry.renewedUntil(renewedUntil);
-						}
-						else if (entry.lost()) {
-							logger.warn("Task {} of queue '{}' lost its lease while it ran (this instance could not renew "
-									+ "it in time): it may run again elsewhere, beside its group's later tasks", id,
-									this.keys.queue());
-						}
-					});
-				}
-			});
+	/** A group's next task may start: wakes one idle worker (see {@link IdleWorkers#wake}). */
+	void wake() {
+		this.idle.wake();
 	}
 
 	/** From now on no task is taken; idle workers wake and end. */
 	void refuseNew() {
 		this.stopping = true;
-		this.wakeUps.release(this.concurrency);
+		this.idle.wakeAll();
 	}
 
 	/**
@@ -516,80 +374,9 @@ final class QueueWorkers {
 		return (text.length() > 2000) ? text.substring(0, 2000) : text;
 	}
 
-	private static String message(Throwable error) {
+	static String message(Throwable error) {
 		Throwable cause = (error instanceof ExecutionException && error.getCause() != null) ? error.getCause() : error;
 		return (cause instanceof TimeoutException) ? "no reply in time" : String.valueOf(cause.getMessage());
-	}
-
-	/** Of two owner ids of this instance ({@code <instance>:<sequence>}), the one taken later. */
-	private static String newerOwner(String one, String other) {
-		return (sequenceOf(one) >= sequenceOf(other)) ? one : other;
-	}
-
-	private static long sequenceOf(String owner) {
-		return Long.parseLong(owner.substring(owner.lastIndexOf(':') + 1));
-	}
-
-	/**
-	 * A task running on a worker thread, by its owner id (one per take), and its attempt's lease as
-	 * this instance knows it: held until a local deadline counted from before the take (or the last
-	 * renewal) was sent, so never later than Redis's expiry. Once its end is on its way to Redis, a
-	 * renewal that finds its lease gone is that end, not a lost lease.
-	 */
-	private static final class Running implements SerialTask.Lease {
-
-		private final String taskId;
-
-		private final Thread thread;
-
-		private volatile long deadlineNanos;
-
-		private volatile boolean ending;
-
-		private volatile boolean lost;
-
-		Running(String taskId, Thread thread, long deadlineNanos) {
-			this.taskId = taskId;
-			this.thread = thread;
-			this.deadlineNanos = deadlineNanos;
-		}
-
-		String taskId() {
-			return this.taskId;
-		}
-
-		Thread thread() {
-			return this.thread;
-		}
-
-		/** The attempt has ended: its lease is no longer its listener's. */
-		void ending() {
-			this.ending = true;
-		}
-
-		/** A renewal sent before {@code deadline} minus the lease was accepted. */
-		synchronized void renewedUntil(long deadline) {
-			if (deadline - this.deadlineNanos > 0) {
-				this.deadlineNanos = deadline;
-			}
-		}
-
-		/** A renewal found the lease gone; true if the attempt was still running then. */
-		boolean lost() {
-			this.lost = true;
-			return !this.ending;
-		}
-
-		@Override
-		public boolean isCurrent() {
-			return !this.ending && !this.lost && System.nanoTime() - this.deadlineNanos < 0;
-		}
-
-		@Override
-		public String toString() {
-			return "lease of task " + this.taskId + (isCurrent() ? " (current)" : " (no longer current)");
-		}
-
 	}
 
 }

@@ -1,0 +1,79 @@
+package dev.lockstep.queue;
+
+import java.time.Duration;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Where one queue's idle workers wait: for a wake-up (a group's next task may start), for the
+ * moment the next lease or retry falls due (one timer per due moment), or at most
+ * {@link #IDLE_LOOK}, holding at most one wake-up per worker.
+ */
+final class IdleWorkers {
+
+	/** Longest wait of an idle worker before it looks for work on its own (a wake-up lost in a reconnect). */
+	static final Duration IDLE_LOOK = Duration.ofSeconds(30);
+
+	private final int concurrency;
+
+	private final Semaphore wakeUps = new Semaphore(0);
+
+	private final AtomicLong timedWakeAt = new AtomicLong(Long.MAX_VALUE);
+
+	private volatile ScheduledExecutorService timer;
+
+	IdleWorkers(int concurrency) {
+		this.concurrency = concurrency;
+	}
+
+	/** Starts afresh (the workers start, or start again), timed wake-ups on {@code timer}. */
+	void reset(ScheduledExecutorService timer) {
+		this.timer = timer;
+		this.wakeUps.drainPermits();
+		this.timedWakeAt.set(Long.MAX_VALUE);
+	}
+
+	/**
+	 * A group's next task may start: wakes one idle worker, or the next worker to go idle (a worker
+	 * between an empty take and its wait must not miss it).
+	 */
+	void wake() {
+		if (this.wakeUps.availablePermits() < this.concurrency) {
+			this.wakeUps.release();
+		}
+	}
+
+	/** Every worker wakes (the workers stop). */
+	void wakeAll() {
+		this.wakeUps.release(this.concurrency);
+	}
+
+	/** Waits for a wake-up, for {@code dueMillis} (when a lease or retry falls due; -1: none) or {@link #IDLE_LOOK}. */
+	void await(long dueMillis) {
+		if (dueMillis >= 0) {
+			scheduleWake(dueMillis);
+		}
+		try {
+			this.wakeUps.tryAcquire(IDLE_LOOK.toMillis(), TimeUnit.MILLISECONDS);
+		}
+		catch (InterruptedException ex) {
+			// stopping: the worker's loop ends
+		}
+	}
+
+	/** One timed wake-up per due moment: a worker that learns of an earlier one schedules it. */
+	private void scheduleWake(long dueMillis) {
+		long now = System.currentTimeMillis();
+		long at = now + dueMillis + 5;
+		long current = this.timedWakeAt.get();
+		if ((current > at || current < now) && this.timedWakeAt.compareAndSet(current, at)) {
+			this.timer.schedule(() -> {
+				this.timedWakeAt.compareAndSet(at, Long.MAX_VALUE);
+				this.wakeUps.release();
+			}, dueMillis + 5, TimeUnit.MILLISECONDS);
+		}
+	}
+
+}
