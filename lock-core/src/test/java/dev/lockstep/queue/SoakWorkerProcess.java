@@ -13,7 +13,7 @@ import dev.lockstep.lock.RedisConnections;
 /**
  * A child JVM standing for one worker instance of the queue soak:
  * {@code <host> <port> <prefix> <queue> <instance> <concurrency> <lease ms>} runs the queue's
- * {@link Item} tasks, printing {@code S <id> <group> <sequence> <attempt> <nanos>} as each attempt
+ * {@link Item} tasks, printing {@code S <id> <group> <sequence> <attempt> <nanos> <last error>} as each attempt
  * begins and {@code E <id> <attempt> <nanos> <current>} as it ends ({@link System#nanoTime()} is
  * one clock for every process of the machine; {@code current}: whether the attempt was still
  * current at its end). It halts when the JVM that started it dies.
@@ -38,7 +38,7 @@ final class SoakWorkerProcess {
 		queue.listen(args[3], Integer.parseInt(args[5]), (task, payload) -> {
 			Item item = json.readValue(payload, Item.class);
 			System.out.println("S " + task.id() + " " + item.group() + " " + item.sequence() + " " + task.attempt() + " "
-					+ System.nanoTime());
+					+ System.nanoTime() + " " + task.lastError());
 			LockSupport.parkNanos(item.workMillis() * 1_000_000L);
 			System.out.println("E " + task.id() + " " + task.attempt() + " " + System.nanoTime() + " " + task.isCurrent());
 		}, "soak worker " + args[4]);
