@@ -173,10 +173,9 @@ final class JobRunner {
 				this.skewWarnings.check(job, slot, claim.serverMillis());
 			}
 			if (slot != null && claim.held() && claim.heldByAnEarlierSlotForAWholePeriod(slot)) {
-				claim = giveUp(job, slot, claim);
-				if (claim == null) {
-					return null;
-				}
+				JobClaim given = giveUp(job, slot, claim);
+				// Redis failed: nothing was decided, the slot is waited for below as if still held
+				claim = (given != null) ? given : claim;
 			}
 			if (claim.runs()) {
 				return runClaimed(job, slot, claim, body, 1);
@@ -330,6 +329,7 @@ final class JobRunner {
 				job.lockAtMostFor().toMillis(), slot, mode, holder, livenessMillis(), horizonMillis());
 		List<Object> reply = null;
 		String failure = null;
+		String cause = null;
 		try {
 			reply = sent.get(this.commandTimeout.toMillis(), TimeUnit.MILLISECONDS);
 		}
@@ -340,17 +340,18 @@ final class JobRunner {
 		catch (TimeoutException ex) {
 			sent.cancel(false);
 			failure = "Redis could not be reached within lockstep.command-timeout (" + DurationText.of(this.commandTimeout) + ")";
+			cause = failure;
 		}
 		catch (Exception ex) {
 			sent.cancel(false);
-			Throwable cause = (ex instanceof ExecutionException && ex.getCause() != null) ? ex.getCause() : ex;
 			// not a timeout: name what failed (a connection reset, a script error), not the timeout
+			cause = ((ex instanceof ExecutionException && ex.getCause() != null) ? ex.getCause() : ex).toString();
 			failure = "Redis failed: " + cause;
 		}
 		if (reply == null) {
 			if (failure != null) {
-				logger.warn("Redis failed while claiming a firing of job '{}'; the firing does not run: {}", job.name(),
-						failure);
+				logger.warn("Redis failed while claiming a firing of job '{}'; {}: {}", job.name(),
+						(mode == JobScripts.Mode.FIRST) ? "the firing does not run" : "will try again", cause);
 			}
 			// The claim may still reach Redis later: undo it then, so that the slot is not lost and the
 			// guard not held for lockAtMostFor by an owner nobody renews.

@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -16,6 +17,10 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
+import io.lettuce.core.ClientOptions;
+
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.scheduling.TaskScheduler;
@@ -25,8 +30,11 @@ import org.springframework.scheduling.support.CronTrigger;
 
 import dev.lockstep.GuardedJob;
 import dev.lockstep.JobNextSlot;
+import dev.lockstep.LockListener;
 import dev.lockstep.lock.RedisConnections;
 import dev.lockstep.redis.RedisScripts;
+import dev.lockstep.testing.FaultProxy;
+import dev.lockstep.testing.TestRedis;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
@@ -336,6 +344,59 @@ class JobClaimTests {
 			job.finish("b", null);
 			assertThat(job.takeover("a", SLOT + PERIOD).get(0)).as("the chosen instance's retry").isEqualTo(1L);
 			assertThat(job.takeover("b", SLOT + PERIOD)).containsExactly(0L, "slot already ran on a");
+		}
+	}
+
+	@Test
+	void aClaimThatFailsOnAConnectionResetIsSkippedNamingTheResetNotTheCommandTimeout() throws Exception {
+		TestRedis.Endpoint redis = TestRedis.standalone();
+		try (FaultProxy proxy = FaultProxy.start(redis.host(), redis.port())) {
+			// no reconnect: a command in flight when the connection drops fails at once, as after a reset
+			LettuceConnectionFactory factory = new LettuceConnectionFactory(
+					new RedisStandaloneConfiguration(proxy.host(), proxy.port()),
+					LettuceClientConfiguration.builder()
+						.commandTimeout(Duration.ofSeconds(5))
+						.clientOptions(ClientOptions.builder().autoReconnect(false).build())
+						.build());
+			factory.afterPropertiesSet();
+			factory.start();
+			List<String> skips = new CopyOnWriteArrayList<>();
+			RedisJobGuard guard = new RedisJobGuard(factory, new GuardedJobs());
+			guard.setKeyPrefix(RedisConnections.uniquePrefix());
+			guard.setCommandTimeout(Duration.ofSeconds(5));
+			guard.setListener(new LockListener() {
+				@Override
+				public void jobSkipped(String job, String reason) {
+					skips.add(reason);
+				}
+			});
+			guard.start();
+			try {
+				GuardedJob job = new GuardedJob("reset", "Reset.run()", Duration.ofMinutes(1), Duration.ZERO, "* * * * * *",
+						"UTC");
+				proxy.stall();
+				long sent = System.nanoTime();
+				CompletableFuture<Object> firing = CompletableFuture.supplyAsync(() -> {
+					try {
+						return guard.execute(job, Instant.ofEpochMilli(SLOT), () -> "ran", null);
+					}
+					catch (Throwable ex) {
+						throw new IllegalStateException(ex);
+					}
+				});
+				Thread.sleep(300);
+				proxy.cutAll();
+				assertThat(firing.get(10, TimeUnit.SECONDS)).as("the firing's result").isNull();
+				assertThat(Duration.ofNanos(System.nanoTime() - sent)).as("the skip came with the reset, not the timeout")
+					.isLessThan(Duration.ofSeconds(4));
+				assertThat(skips).singleElement()
+					.satisfies((reason) -> assertThat(reason).startsWith("Redis failed: ").doesNotContain("command-timeout"));
+			}
+			finally {
+				proxy.heal();
+				guard.stop();
+				factory.destroy();
+			}
 		}
 	}
 
