@@ -11,7 +11,8 @@ import org.jspecify.annotations.Nullable;
  * @param scheduledTime the cron slot
  * @param chosenInstance the instance chosen to run it
  * @param ranOn the instance that ran it (the chosen one, or another one that took it over); null
- * while it has not run, and when its chosen instance skipped it because a run was still in progress
+ * while it has not run, and when its chosen instance gave it up because an earlier slot's run still
+ * held the guard a whole period later (a job longer than its period)
  */
 public record JobElection(String job, Instant scheduledTime, String chosenInstance, @Nullable String ranOn) {
 }

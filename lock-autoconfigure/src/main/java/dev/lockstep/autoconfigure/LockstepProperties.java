@@ -251,7 +251,9 @@ public class LockstepProperties {
 
 		/**
 		 * How long the instance that fires a cron job first waits for the instance chosen to run it (the one
-		 * that ran it least recently) before running it itself. Keep it above the clock skew between instances.
+		 * that ran it least recently) before running it itself; also how long a chosen instance that finds the
+		 * guard held tries again every 100-250 ms (every second after that). Keep it above the clock skew
+		 * between instances.
 		 */
 		private Duration skewTolerance = Duration.ofSeconds(10);
 

@@ -3,6 +3,8 @@ package dev.lockstep.job;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * What job-claim.lua decided about one firing, decoded from its reply.
  * @param owner the owner id the claim was made with
@@ -10,17 +12,28 @@ import java.util.List;
  * @param token the run's fencing token when it runs
  * @param serverMillis Redis's time at the claim (the run's start when it runs)
  * @param reason why it does not run
+ * @param holder when another run holds the guard: that run's owner id, its slot (null when it has
+ * none or is unknown) and its start on Redis's clock; else null
  */
-record JobClaim(String owner, int outcome, long token, long serverMillis, String reason) {
+record JobClaim(String owner, int outcome, long token, long serverMillis, String reason, @Nullable Holder holder) {
 
 	static JobClaim of(String owner, List<Object> reply) {
 		int outcome = ((Long) reply.get(0)).intValue();
 		if (outcome == 1) {
-			return new JobClaim(owner, 1, (Long) reply.get(1), (Long) reply.get(2), "");
+			return new JobClaim(owner, 1, (Long) reply.get(1), (Long) reply.get(2), "", null);
 		}
-		String detail = new String((byte[]) reply.get(1), StandardCharsets.UTF_8);
+		String detail = text(reply.get(1));
+		Holder holder = null;
+		if (outcome == 3 && reply.size() >= 6) {
+			String slot = text(reply.get(3));
+			holder = new Holder(text(reply.get(5)), slot.isEmpty() ? null : Long.valueOf(slot), (Long) reply.get(4));
+		}
 		return new JobClaim(owner, outcome, 0, (Long) reply.get(2),
-				(outcome == 2) ? "left to " + detail + ", which was elected least recently" : detail);
+				(outcome == 2) ? "left to " + detail + ", which was elected least recently" : detail, holder);
+	}
+
+	private static String text(Object part) {
+		return (part instanceof byte[] bytes) ? new String(bytes, StandardCharsets.UTF_8) : String.valueOf(part);
 	}
 
 	long start() {
@@ -39,6 +52,21 @@ record JobClaim(String owner, int outcome, long token, long serverMillis, String
 	/** Another run holds the guard. */
 	boolean held() {
 		return this.outcome == 3;
+	}
+
+	/**
+	 * Whether the run holding the guard is an earlier slot's run that has lasted at least the time
+	 * between its slot and {@code slot}: a job longer than its period, not one that merely started
+	 * late on a lagging clock or a paused instance (Redis's clock measures both).
+	 */
+	boolean heldByAnEarlierSlotForAWholePeriod(long slot) {
+		Holder holder = this.holder;
+		return holder != null && holder.slot() != null && holder.slot() < slot
+				&& this.serverMillis - holder.start() >= slot - holder.slot();
+	}
+
+	/** The run found holding the guard. */
+	record Holder(String owner, @Nullable Long slot, long start) {
 	}
 
 }

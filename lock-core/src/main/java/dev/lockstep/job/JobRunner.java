@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
@@ -14,6 +15,7 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -45,6 +47,15 @@ final class JobRunner {
 
 	/** How often a takeover that found another run holding the guard tries again. */
 	private static final Duration TAKEOVER_RETRY = Duration.ofSeconds(1);
+
+	/**
+	 * How often, within the skew tolerance of its firing, a chosen instance that found another run
+	 * holding the guard tries again (the least; a random part up to {@link #WAIT_RETRY_SPREAD} is
+	 * added so that instances do not try in step).
+	 */
+	private static final Duration WAIT_RETRY = Duration.ofMillis(100);
+
+	private static final Duration WAIT_RETRY_SPREAD = Duration.ofMillis(150);
 
 	/** The least time a slot's records are kept; see {@link #horizonMillis()}. */
 	private static final Duration MIN_HORIZON = Duration.ofMinutes(5);
@@ -153,15 +164,29 @@ final class JobRunner {
 			return null;
 		}
 		try {
-			JobClaim claim = claim(job, slot, false);
+			long firedNanos = System.nanoTime();
+			JobClaim claim = claim(job, slot, JobScripts.Mode.FIRST, null);
 			if (claim == null) {
 				return null;
 			}
 			if (slot != null) {
 				this.skewWarnings.check(job, slot, claim.serverMillis());
 			}
+			if (slot != null && claim.held() && claim.heldByAnEarlierSlotForAWholePeriod(slot)) {
+				JobClaim given = giveUp(job, slot, claim);
+				// Redis failed: nothing was decided, the slot is waited for below as if still held
+				claim = (given != null) ? given : claim;
+			}
 			if (claim.runs()) {
 				return runClaimed(job, slot, claim, body, 1);
+			}
+			if (slot != null && claim.held() && later != null) {
+				// the guard is held by a run that is not a job longer than its period (the previous slot's
+				// run started late on a lagging clock, or this firing is late after a pause): wait for it
+				logger.debug("Job '{}' waits to run the firing of {}: {}", job.name(), Instant.ofEpochMilli(slot),
+						claim.reason());
+				scheduleWait(job, slot, later, firedNanos, firedNanos + TimeUnit.MILLISECONDS.toNanos(horizonMillis()));
+				return null;
 			}
 			skipped(job, claim.reason());
 			if (claim.deferred() && later != null) {
@@ -169,6 +194,74 @@ final class JobRunner {
 						System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(horizonMillis()));
 			}
 			return null;
+		}
+		finally {
+			leave();
+		}
+	}
+
+	/**
+	 * The chosen instance's claim found an earlier slot's run holding the guard a whole period after
+	 * that slot: the job runs longer than its period, and the slot is given up for good (unless the
+	 * guard is free by now). Null when Redis failed.
+	 */
+	private @Nullable JobClaim giveUp(GuardedJob job, long slot, JobClaim held) {
+		JobClaim.Holder holder = held.holder();
+		return claim(job, slot, JobScripts.Mode.GIVE_UP, (holder != null) ? holder.owner() : null);
+	}
+
+	private void scheduleWait(GuardedJob job, long slot, Body body, long firedNanos, long until) {
+		if (System.nanoTime() - until > 0) {
+			logger.warn("Job '{}' gave up waiting to run the firing of {}: the guard stayed held, or Redis unreachable, "
+					+ "past the slot horizon", job.name(), Instant.ofEpochMilli(slot));
+			return;
+		}
+		boolean withinTolerance = System.nanoTime() - firedNanos < this.skewTolerance.toNanos();
+		long delay = withinTolerance
+				? WAIT_RETRY.toMillis() + ThreadLocalRandom.current().nextLong(WAIT_RETRY_SPREAD.toMillis() + 1)
+				: TAKEOVER_RETRY.toMillis();
+		try {
+			this.timer.schedule(() -> this.takeovers.execute(() -> awaitGuard(job, slot, body, firedNanos, until)), delay,
+					TimeUnit.MILLISECONDS);
+		}
+		catch (RejectedExecutionException ex) {
+			// stopping: the slot is left to the takeovers of the instances still running
+		}
+	}
+
+	/**
+	 * The chosen instance found the guard held by a run that is not a job longer than its period:
+	 * tries again until the slot runs here or elsewhere, or is given up because the holding run (of
+	 * an earlier slot) turns out to last a whole period, or because a run without a known slot still
+	 * holds it after the skew tolerance; for the horizon at most.
+	 */
+	private void awaitGuard(GuardedJob job, long slot, Body body, long firedNanos, long until) {
+		if (!enter()) {
+			return;
+		}
+		try {
+			JobClaim claim = claim(job, slot, JobScripts.Mode.TAKEOVER, null);
+			if (claim != null && claim.held()) {
+				JobClaim.Holder holder = claim.holder();
+				boolean waitedTolerance = System.nanoTime() - firedNanos >= this.skewTolerance.toNanos();
+				if (claim.heldByAnEarlierSlotForAWholePeriod(slot)
+						|| (waitedTolerance && (holder == null || holder.slot() == null))) {
+					claim = giveUp(job, slot, claim);
+				}
+			}
+			if (claim == null || claim.held()) {
+				scheduleWait(job, slot, body, firedNanos, until);
+				return;
+			}
+			if (!claim.runs()) {
+				skipped(job, claim.reason());
+				return;
+			}
+			logger.debug("Job '{}' runs the firing of {} after waiting for the guard", job.name(), Instant.ofEpochMilli(slot));
+			runClaimed(job, slot, claim, body, 1);
+		}
+		catch (Throwable ex) {
+			logger.error("Job '{}' failed", job.name(), ex);
 		}
 		finally {
 			leave();
@@ -200,7 +293,7 @@ final class JobRunner {
 			return;
 		}
 		try {
-			JobClaim claim = claim(job, slot, true);
+			JobClaim claim = claim(job, slot, JobScripts.Mode.TAKEOVER, null);
 			if (claim == null || claim.held()) {
 				scheduleTakeover(job, slot, body, TAKEOVER_RETRY, attempt + 1, until);
 				return;
@@ -229,20 +322,43 @@ final class JobRunner {
 		this.firings.leave();
 	}
 
-	private @Nullable JobClaim claim(GuardedJob job, @Nullable Long slot, boolean takeover) {
+	private @Nullable JobClaim claim(GuardedJob job, @Nullable Long slot, JobScripts.Mode mode, @Nullable String holder) {
 		recordUnrecordedSkip(job);
 		String owner = this.instanceId + ":" + this.nonce + Long.toString(this.sequence.incrementAndGet(), 36);
-		List<Object> reply = await(this.scripts.claim(keys(job), this.instanceId, owner, job.lockAtMostFor().toMillis(),
-				slot, takeover, livenessMillis(), horizonMillis()), job, "claiming a firing of");
+		CompletableFuture<List<Object>> sent = this.scripts.claim(keys(job), this.instanceId, owner,
+				job.lockAtMostFor().toMillis(), slot, mode, holder, livenessMillis(), horizonMillis());
+		List<Object> reply = null;
+		String failure = null;
+		String cause = null;
+		try {
+			reply = sent.get(this.commandTimeout.toMillis(), TimeUnit.MILLISECONDS);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			sent.cancel(false);
+		}
+		catch (TimeoutException ex) {
+			sent.cancel(false);
+			failure = "Redis could not be reached within lockstep.command-timeout (" + DurationText.of(this.commandTimeout) + ")";
+			cause = failure;
+		}
+		catch (Exception ex) {
+			sent.cancel(false);
+			// not a timeout: name what failed (a connection reset, a script error), not the timeout
+			cause = ((ex instanceof ExecutionException && ex.getCause() != null) ? ex.getCause() : ex).toString();
+			failure = "Redis failed: " + cause;
+		}
 		if (reply == null) {
+			if (failure != null) {
+				logger.warn("Redis failed while claiming a firing of job '{}'; {}: {}", job.name(),
+						(mode == JobScripts.Mode.FIRST) ? "the firing does not run" : "will try again", cause);
+			}
 			// The claim may still reach Redis later: undo it then, so that the slot is not lost and the
 			// guard not held for lockAtMostFor by an owner nobody renews.
 			this.scripts.unclaim(keys(job), owner, this.instanceId, slot);
-			if (!takeover && !Thread.currentThread().isInterrupted()) {
-				String reason = "Redis could not be reached within lockstep.command-timeout ("
-						+ DurationText.of(this.commandTimeout) + ")";
-				this.unrecordedSkips.put(job.name(), new UnrecordedSkip(slot, System.currentTimeMillis(), reason));
-				skipped(job, reason);
+			if (mode == JobScripts.Mode.FIRST && failure != null) {
+				this.unrecordedSkips.put(job.name(), new UnrecordedSkip(slot, System.currentTimeMillis(), failure));
+				skipped(job, failure);
 			}
 			return null;
 		}

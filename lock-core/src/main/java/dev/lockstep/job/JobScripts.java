@@ -40,12 +40,45 @@ final class JobScripts {
 		this.redis.preload(List.of(CLAIM, UNCLAIM, FINISH, RENEW, SKIP, MEMBER), wait);
 	}
 
-	/** {1, token, start}, {0, reason, now}, {2, chosen instance, now} or {3, reason, now}; see job-claim.lua. */
+	/** {1, token, start}, {0, reason, now}, {2, chosen instance, now} or {3, reason, now, ...}; see job-claim.lua. */
 	CompletableFuture<List<Object>> claim(JobKeys keys, String instance, String owner, long leaseMillis,
 			@Nullable Long slot, boolean takeover, long livenessMillis, long horizonMillis) {
+		return claim(keys, instance, owner, leaseMillis, slot, takeover ? Mode.TAKEOVER : Mode.FIRST, null,
+				livenessMillis, horizonMillis);
+	}
+
+	/**
+	 * Claims a firing; see job-claim.lua.
+	 * @param holder for {@link Mode#GIVE_UP}: the owner id of the run found holding the guard
+	 */
+	CompletableFuture<List<Object>> claim(JobKeys keys, String instance, String owner, long leaseMillis,
+			@Nullable Long slot, Mode mode, @Nullable String holder, long livenessMillis, long horizonMillis) {
 		return this.redis.run(CLAIM, keys.forClaim(), List.of(instance, owner, Long.toString(leaseMillis),
-				(slot != null) ? slot.toString() : "", takeover ? "takeover" : "first", Long.toString(livenessMillis),
-				Long.toString(horizonMillis)));
+				(slot != null) ? slot.toString() : "", mode.argument, Long.toString(livenessMillis),
+				Long.toString(horizonMillis), (holder != null) ? holder : ""));
+	}
+
+	/** How a claim is made. */
+	enum Mode {
+
+		/** The instance's own firing: elects the slot's instance if nobody did yet. */
+		FIRST("first"),
+
+		/** An undecided slot tried again: left to an instance that never started it, or found the guard held. */
+		TAKEOVER("takeover"),
+
+		/**
+		 * The chosen instance found the guard held by an earlier slot's run a whole period after that
+		 * slot: runs if the guard is free now, else decides the slot skipped while that run still holds it.
+		 */
+		GIVE_UP("give-up");
+
+		private final String argument;
+
+		Mode(String argument) {
+			this.argument = argument;
+		}
+
 	}
 
 	/** 1 when a claim whose reply was lost had taken the guard and is now undone, else 0. */

@@ -89,7 +89,9 @@ public final class RedisJobGuard implements JobGuardExecutor, JobGuardRegistry, 
 
 	/**
 	 * How long the instance that fires first waits for the instance chosen to run a cron firing
-	 * before running it itself; above the clock skew expected between instances. Default 10s.
+	 * before running it itself, and how long a chosen instance that finds the guard held tries again
+	 * every 100-250 ms (every second after that); above the clock skew expected between instances.
+	 * Default 10s.
 	 */
 	public void setSkewTolerance(Duration skewTolerance) {
 		this.skewTolerance = DurationRules.notNegative("Skew tolerance", skewTolerance);

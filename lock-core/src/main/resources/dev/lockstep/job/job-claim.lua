@@ -11,24 +11,34 @@
 -- run, so no clock, however late, can run a slot twice. (The member heartbeat, job-member.lua,
 -- prunes the records older than the horizon and the instances long gone.)
 -- KEYS[1] guard (lock value '<instance>:<sequence>:<token>' with a PX lease; the token is the
---   server time in microseconds when the run started), KEYS[2] state hash (the last skip),
+--   server time in microseconds when the run started), KEYS[2] state hash (the last skip, and
+--   'run.owner' / 'run.slot': the owner id and slot of the latest run claimed, so that a claim that
+--   finds the guard held can tell which slot's run holds it),
 -- KEYS[3] slots (zset scored by slot: '<slot>:e:<chosen instance>' for its election,
---   '<slot>:r:<instance that ran it>' once decided, '<slot>:r:' when its chosen instance skipped it
---   because a run was in progress),
+--   '<slot>:r:<instance that ran it>' once decided, '<slot>:r:' when its chosen instance gave it up
+--   because the run of an earlier slot still held the guard a whole period later: a job longer than
+--   its period),
 -- KEYS[4] members hash ('seen:<instance>' last seen ms, 'fired:<instance>' last slot it fired,
 --   'elected:<instance>' last slot it was elected for, 'elected' the latest slot elected,
 --   'pruned' the highest slot below which job-member.lua may have pruned slot records)
 -- ARGV[1] instance, ARGV[2] owner id ('<instance>:<sequence>'), ARGV[3] lease ms (lockAtMostFor),
--- ARGV[4] slot ms ('' when the firing has none), ARGV[5] 'first' or 'takeover' (run an unclaimed
--- slot left to another instance), ARGV[6] liveness window ms, ARGV[7] horizon ms
+-- ARGV[4] slot ms ('' when the firing has none), ARGV[5] 'first' (the instance's own firing),
+-- 'takeover' (run an undecided slot: one left to another instance, or the chosen instance trying
+-- again after it found the guard held) or 'give-up' (the chosen instance found the run of an
+-- earlier slot holding the guard a whole period after that slot: run if the guard is free now,
+-- else decide the slot skipped, but only while the run ARGV[8] names still holds the guard),
+-- ARGV[6] liveness window ms, ARGV[7] horizon ms, ARGV[8] for 'give-up': the holder's owner id
 -- Returns {1, token, start ms} to run; {0, reason, now ms} to skip; {2, instance, now ms} when the
--- slot is left to that instance; {3, reason, now ms} to skip because another run holds the guard (a
--- takeover may retry). The caller compares the slot with the server's time to detect its clock's skew.
+-- slot is left to that instance; {3, reason, now ms, holder's slot ('' when unknown), holder's start
+-- ms, holder's owner id} when another run holds the guard and the slot is not decided: the caller
+-- may try again (a first firing of a slot is never decided by finding the guard held: only a
+-- 'give-up' decides it). The caller compares the slot with the server's time to detect its clock's skew.
 local now_parts = redis.call('TIME')
 local now_us = tonumber(now_parts[1]) * 1000000 + tonumber(now_parts[2])
 local now = math.floor(now_us / 1000)
 local instance, owner, slot = ARGV[1], ARGV[2], ARGV[4]
 local first = ARGV[5] == 'first'
+local give_up = ARGV[5] == 'give-up'
 
 -- member fields to write before replying: a first firing of a slot records it as the instance's last
 local member_fields = {}
@@ -39,14 +49,14 @@ end
 -- slot records to add before replying (an election and a decision go in one ZADD)
 local slot_records = {}
 
-local function reply(outcome, detail, at)
+local function reply(outcome, detail, at, ...)
   if #member_fields > 0 then
     redis.call('HSET', KEYS[4], unpack(member_fields))
   end
   if #slot_records > 0 then
     redis.call('ZADD', KEYS[3], unpack(slot_records))
   end
-  return {outcome, detail, at}
+  return {outcome, detail, at, ...}
 end
 
 local function skip(outcome, reason)
@@ -94,7 +104,8 @@ if slot ~= '' then
       end
     end
     if decided == '' then
-      return skip(0, 'slot was skipped by its chosen instance: a run was in progress')
+      return skip(0, 'slot was given up by its chosen instance: the run of an earlier slot still held the guard '
+        .. 'a whole period later (a job longer than its period)')
     end
     return skip(0, 'slot already ran on ' .. decided)
   end
@@ -179,14 +190,33 @@ if not redis.call('SET', KEYS[1], owner .. ':' .. format_token(now_us), 'NX', 'P
   if replayed then
     return replayed
   end
-  if slot ~= '' and first then
-    -- the chosen instance skips the slot because a run is still in progress: the slot is decided,
-    -- so that no takeover runs it once that run ends
+  local current = redis.call('GET', KEYS[1]) or ''
+  local holder, token = holder_of(current)
+  holder = holder or ''
+  local holder_instance = string.match(current, '^([^:]+)') or '?'
+  local holder_slot = ''
+  local run = redis.call('HMGET', KEYS[2], 'run.owner', 'run.slot')
+  if holder ~= '' and run[1] == holder and run[2] then
+    holder_slot = run[2]
+  end
+  local started = token and math.floor(token / 1000) or now
+  if slot == '' then
+    return skip(3, 'held by ' .. holder_instance)
+  end
+  local running = 'held by ' .. holder_instance .. ' (its run '
+    .. ((holder_slot ~= '') and ('of slot ' .. holder_slot) or 'without a slot') .. ', '
+    .. (now - started) .. ' ms so far)'
+  if give_up and holder == ARGV[8] then
+    -- a job longer than its period: the slot is decided, so that no takeover runs it once that run ends
     table.insert(slot_records, slot)
     table.insert(slot_records, slot .. ':r:')
+    return skip(0, 'given up: the guard was still ' .. running .. ' a whole period after that slot (a job longer '
+      .. 'than its period)')
   end
-  return skip(3, 'held by ' .. string.match(redis.call('GET', KEYS[1]) or '?', '^([^:]+)'))
+  -- not decided: this instance, or the takeovers queued for the slot, try again
+  return reply(3, running, now, holder_slot, started, holder)
 end
+redis.call('HSET', KEYS[2], 'run.owner', owner, 'run.slot', slot)
 if slot ~= '' then
   table.insert(slot_records, slot)
   table.insert(slot_records, slot .. ':r:' .. instance)

@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -16,6 +17,10 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
+import io.lettuce.core.ClientOptions;
+
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.scheduling.TaskScheduler;
@@ -25,8 +30,11 @@ import org.springframework.scheduling.support.CronTrigger;
 
 import dev.lockstep.GuardedJob;
 import dev.lockstep.JobNextSlot;
+import dev.lockstep.LockListener;
 import dev.lockstep.lock.RedisConnections;
 import dev.lockstep.redis.RedisScripts;
+import dev.lockstep.testing.FaultProxy;
+import dev.lockstep.testing.TestRedis;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
@@ -291,23 +299,104 @@ class JobClaimTests {
 	}
 
 	@Test
-	void aChosenInstanceThatFindsARunInProgressDecidesItsSlotSoNoTakeoverRunsItLater() throws Exception {
+	void aChosenInstanceThatFindsAnEarlierSlotsRunHoldingTheGuardDecidesNothingUntilItGivesTheSlotUp() throws Exception {
 		try (RedisScripts redis = new RedisScripts(connectionFactory)) {
 			Job job = new Job(new JobScripts(redis), "busy", "a", "b");
 			job.template.opsForHash().put(job.keys.members(), "elected:a", Long.toString(SLOT - PERIOD));
-			assertThat(job.claim("a", SLOT)).as("b was elected least recently").containsExactly(2L, "b");
-			// a run without a slot (a fixed-rate firing, an on-demand call) holds the guard when b fires
-			assertThat(job.claim("a", null).get(0)).isEqualTo(1L);
-			assertThat(job.claim("b", SLOT)).containsExactly(3L, "held by a");
-			// the slot is decided: a takeover stops at once, while the run lasts and after it
-			assertThat(job.takeover("a", SLOT)).containsExactly(0L, "slot was skipped by its chosen instance: a run was in progress");
-			job.finish("a", null);
-			List<Object> later = job.takeover("a", SLOT);
-			assertThat(later).containsExactly(0L, "slot was skipped by its chosen instance: a run was in progress");
-			// a takeover of a slot not decided yet, while a run holds the guard, tries again later
+			// a runs the previous slot (elected for a by Job), late: b fires this slot meanwhile
+			assertThat(job.takeover("a", SLOT - PERIOD).get(0)).isEqualTo(1L);
+			String holder = job.owners.get("a");
+			List<Object> held = Job.decode(job.scripts.claim(job.keys, "b", "b:x1", 600_000, SLOT, JobScripts.Mode.FIRST,
+					null, LIVENESS, HORIZON).get());
+			assertThat(held.get(0)).isEqualTo(3L);
+			assertThat(held.get(1).toString()).startsWith("held by a (its run of slot " + (SLOT - PERIOD) + ", ");
+			// the holder's slot, start and owner, for the caller to tell a late run from a job longer than its period
+			assertThat(held.subList(3, 6)).containsExactly(Long.toString(SLOT - PERIOD), held.get(4), holder);
+			assertThat((Long) held.get(4)).isCloseTo(System.currentTimeMillis(), within(5_000L));
+			JobClaim claim = JobClaim.of("b:x1", held);
+			assertThat(claim.holder()).isEqualTo(new JobClaim.Holder(holder, SLOT - PERIOD, (Long) held.get(4)));
+			assertThat(claim.heldByAnEarlierSlotForAWholePeriod(SLOT)).as("the run started a moment ago").isFalse();
+			// the slot is not decided: the chosen instance (or a takeover) tries again, and a give-up naming
+			// another run than the one holding the guard decides nothing either
+			assertThat(job.takeover("b", SLOT).get(0)).isEqualTo(3L);
+			List<Object> other = Job.decode(job.scripts.claim(job.keys, "b", "b:x2", 600_000, SLOT, JobScripts.Mode.GIVE_UP,
+					"a:other", LIVENESS, HORIZON).get());
+			assertThat(other.get(0)).isEqualTo(3L);
+			// given up while that run holds the guard: decided, so no takeover runs it once the run ends
+			List<Object> given = Job.decode(job.scripts.claim(job.keys, "b", "b:x3", 600_000, SLOT, JobScripts.Mode.GIVE_UP,
+					holder, LIVENESS, HORIZON).get());
+			assertThat(given.get(0)).isEqualTo(0L);
+			assertThat(given.get(1).toString()).startsWith("given up: the guard was still held by a (its run of slot ")
+				.endsWith("a whole period after that slot (a job longer than its period)");
+			String decided = "slot was given up by its chosen instance: the run of an earlier slot still held the guard "
+					+ "a whole period later (a job longer than its period)";
+			assertThat(job.takeover("a", SLOT)).containsExactly(0L, decided);
+			job.finish("a", SLOT - PERIOD);
+			assertThat(job.takeover("a", SLOT)).containsExactly(0L, decided);
+
+			// the next slot: found held (by a run without a slot), then the guard is free: the retry runs it
 			assertThat(job.claim("b", SLOT + PERIOD)).as("a was elected least recently").containsExactly(2L, "a");
-			assertThat(job.claim("a", null).get(0)).isEqualTo(1L);
-			assertThat(job.takeover("b", SLOT + PERIOD)).containsExactly(3L, "held by a");
+			assertThat(job.claim("b", null).get(0)).isEqualTo(1L);
+			List<Object> unknown = job.claim("a", SLOT + PERIOD);
+			assertThat(unknown.get(0)).isEqualTo(3L);
+			assertThat(unknown.get(1).toString()).startsWith("held by b (its run without a slot, ");
+			assertThat(job.takeover("b", SLOT + PERIOD).get(0)).isEqualTo(3L);
+			job.finish("b", null);
+			assertThat(job.takeover("a", SLOT + PERIOD).get(0)).as("the chosen instance's retry").isEqualTo(1L);
+			assertThat(job.takeover("b", SLOT + PERIOD)).containsExactly(0L, "slot already ran on a");
+		}
+	}
+
+	@Test
+	void aClaimThatFailsOnAConnectionResetIsSkippedNamingTheResetNotTheCommandTimeout() throws Exception {
+		TestRedis.Endpoint redis = TestRedis.standalone();
+		try (FaultProxy proxy = FaultProxy.start(redis.host(), redis.port())) {
+			// no reconnect: a command in flight when the connection drops fails at once, as after a reset
+			LettuceConnectionFactory factory = new LettuceConnectionFactory(
+					new RedisStandaloneConfiguration(proxy.host(), proxy.port()),
+					LettuceClientConfiguration.builder()
+						.commandTimeout(Duration.ofSeconds(5))
+						.clientOptions(ClientOptions.builder().autoReconnect(false).build())
+						.build());
+			factory.afterPropertiesSet();
+			factory.start();
+			List<String> skips = new CopyOnWriteArrayList<>();
+			RedisJobGuard guard = new RedisJobGuard(factory, new GuardedJobs());
+			guard.setKeyPrefix(RedisConnections.uniquePrefix());
+			guard.setCommandTimeout(Duration.ofSeconds(5));
+			guard.setListener(new LockListener() {
+				@Override
+				public void jobSkipped(String job, String reason) {
+					skips.add(reason);
+				}
+			});
+			guard.start();
+			try {
+				GuardedJob job = new GuardedJob("reset", "Reset.run()", Duration.ofMinutes(1), Duration.ZERO, "* * * * * *",
+						"UTC");
+				proxy.stall();
+				long sent = System.nanoTime();
+				CompletableFuture<Object> firing = CompletableFuture.supplyAsync(() -> {
+					try {
+						return guard.execute(job, Instant.ofEpochMilli(SLOT), () -> "ran", null);
+					}
+					catch (Throwable ex) {
+						throw new IllegalStateException(ex);
+					}
+				});
+				Thread.sleep(300);
+				proxy.cutAll();
+				assertThat(firing.get(10, TimeUnit.SECONDS)).as("the firing's result").isNull();
+				assertThat(Duration.ofNanos(System.nanoTime() - sent)).as("the skip came with the reset, not the timeout")
+					.isLessThan(Duration.ofSeconds(4));
+				assertThat(skips).singleElement()
+					.satisfies((reason) -> assertThat(reason).startsWith("Redis failed: ").doesNotContain("command-timeout"));
+			}
+			finally {
+				proxy.heal();
+				guard.stop();
+				factory.destroy();
+			}
 		}
 	}
 

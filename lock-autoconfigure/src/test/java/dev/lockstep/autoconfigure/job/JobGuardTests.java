@@ -113,6 +113,32 @@ class JobGuardTests {
 	}
 
 	@Test
+	void aJobLongerThanItsPeriodGivesUpTheSlotsItsRunsOverlapForGoodAndRunsNoneOfThemLate() throws Exception {
+		LongerThanItsPeriod.SKIPS.clear();
+		// 1.5s runs on a 1s cron: each run still holds the guard a whole period after its slot
+		this.apps.start("a", Duration.ZERO, LongerThanItsPeriod.class, "lockstep.job-guard.skew-tolerance=2s");
+		this.apps.start("b", Duration.ZERO, LongerThanItsPeriod.class, "lockstep.job-guard.skew-tolerance=2s");
+		await().atMost(Duration.ofSeconds(60)).until(() -> FIRINGS.size() >= 6);
+		// past the takeover delay (2s) of the slots given up: no takeover runs one late
+		Thread.sleep(4_000);
+		this.apps.close();
+		List<JobRun> runs = new ArrayList<>(this.apps.start("observer", Duration.ZERO, NoJobs.class)
+			.getBean(JobGuardRegistry.class)
+			.history("LongerThanItsPeriod.work"));
+		runs.sort(java.util.Comparator.comparing(JobRun::scheduledTime));
+		assertThat(runs).as("runs").hasSizeGreaterThanOrEqualTo(6);
+		assertThat(runs).allSatisfy((run) -> assertThat(Duration.between(run.scheduledTime(), run.start()))
+			.as("%s started after its slot", run).isLessThan(Duration.ofSeconds(1)));
+		for (int i = 0; i + 1 < runs.size(); i++) {
+			assertThat(Duration.between(runs.get(i).scheduledTime(), runs.get(i + 1).scheduledTime()))
+				.as("slots of consecutive runs %s", runs).isGreaterThanOrEqualTo(Duration.ofSeconds(2));
+		}
+		assertThat(LongerThanItsPeriod.SKIPS).as("skip reasons")
+			.anySatisfy((reason) -> assertThat(reason).startsWith("given up: the guard was still held by ")
+				.endsWith("a whole period after that slot (a job longer than its period)"));
+	}
+
+	@Test
 	void fixedRateRunsHoldTheGuardAtLeastLockAtLeastFor() throws Exception {
 		ConfigurableApplicationContext first = this.apps.start("a", Duration.ZERO, FixedRate.class);
 		this.apps.start("b", Duration.ZERO, FixedRate.class);
@@ -419,6 +445,32 @@ class JobGuardTests {
 		public void tick() {
 			record(this.instance, clock(), 2000);
 			FIRINGS.add(JobFiring.current().orElseThrow());
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class LongerThanItsPeriod extends Job {
+
+		static final Queue<String> SKIPS = new ConcurrentLinkedQueue<>();
+
+		@Scheduled(cron = "* * * * * *")
+		@JobGuard
+		public void work() throws InterruptedException {
+			FIRINGS.add(JobFiring.current().orElseThrow());
+			Thread.sleep(1500);
+		}
+
+		@Bean
+		LockListener skipRecorder() {
+			return new LockListener() {
+
+				@Override
+				public void jobSkipped(String job, String reason) {
+					SKIPS.add(reason);
+				}
+
+			};
 		}
 
 	}
