@@ -18,6 +18,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
 
 import io.micrometer.observation.ObservationRegistry;
 import org.jspecify.annotations.Nullable;
@@ -412,27 +413,31 @@ final class JobRunner {
 	/**
 	 * Records the run's end and gives up its guard without waiting for the reply, as a lock's
 	 * release does: the next claim on this instance goes out on the same connection after it, so
-	 * it finds the guard given up. Shutdown waits for the reply, and so do this instance's reads of
-	 * the run records ({@link #awaitRecorded}).
+	 * it finds the guard given up. A finish that fails (Redis unreachable, a failover) is sent again
+	 * every second until it is recorded or the guard's lease (lockAtMostFor) would have run out
+	 * anyway: a finish sent again is recorded once (job-finish.lua), and without it the guard would
+	 * stay held, and every later slot skipped, for up to lockAtMostFor. Shutdown waits for the
+	 * outcome, and so do this instance's reads of the run records ({@link #awaitRecorded}).
 	 */
 	private void finish(Run run, @Nullable Throwable failure, long durationNanos) {
 		GuardedJob job = run.job();
 		this.firings.enterAlways();
+		Supplier<CompletableFuture<Long>> send = () -> this.scripts.finish(keys(job), run.owner(), this.instanceId,
+				run.slot(), run.start(), run.start() + TimeUnit.NANOSECONDS.toMillis(durationNanos), failure,
+				job.lockAtLeastFor().toMillis(), JobRecords.HISTORY_SIZE);
 		CompletableFuture<Long> sent;
 		synchronized (run) {
 			// a renewal already on its way goes out before the finish, none after it (see renew)
 			run.ended().set(true);
-			sent = this.scripts.finish(keys(job), run.owner(), this.instanceId, run.slot(), run.start(),
-					run.start() + TimeUnit.NANOSECONDS.toMillis(durationNanos), failure, job.lockAtLeastFor().toMillis(),
-					JobRecords.HISTORY_SIZE);
+			sent = send.get();
 		}
-		CompletableFuture<Long> finished = sent.orTimeout(this.commandTimeout.toMillis(), TimeUnit.MILLISECONDS);
+		CompletableFuture<Long> finished = new CompletableFuture<>();
 		this.unrecordedFinishes.put(job.name(), finished);
 		finished.whenComplete((released, error) -> {
 			try {
 				if (error != null) {
-					logger.warn("Redis failed while finishing a run of job '{}'; its guard frees itself within "
-							+ "lockAtMostFor: {}", job.name(), error.toString());
+					logger.warn("Redis failed while finishing a run of job '{}' until its guard's lease would run out; "
+							+ "it frees itself within lockAtMostFor: {}", job.name(), error.toString());
 				}
 				else if (released == 0) {
 					logger.warn("Job '{}' no longer held its guard when it finished; it ran longer than it could renew",
@@ -443,6 +448,31 @@ final class JobRunner {
 			}
 			finally {
 				this.firings.leave();
+			}
+		});
+		awaitFinish(job, sent, send, finished, System.nanoTime() + job.lockAtMostFor().toNanos(), 1);
+	}
+
+	/** Completes {@code finished} with the finish's reply, sending it again every second while Redis fails. */
+	private void awaitFinish(GuardedJob job, CompletableFuture<Long> call, Supplier<CompletableFuture<Long>> send,
+			CompletableFuture<Long> finished, long giveUpAt, int attempt) {
+		call.orTimeout(this.commandTimeout.toMillis(), TimeUnit.MILLISECONDS).whenComplete((released, error) -> {
+			if (error == null) {
+				if (attempt > 1) {
+					logger.info("The run of job '{}' was finished on attempt {}", job.name(), attempt);
+				}
+				finished.complete(released);
+			}
+			else if (System.nanoTime() - giveUpAt > 0) {
+				finished.completeExceptionally(error);
+			}
+			else {
+				if (attempt == 1) {
+					logger.warn("Redis failed while finishing a run of job '{}'; sending it again every second: {}",
+							job.name(), error.toString());
+				}
+				CompletableFuture.delayedExecutor(1, TimeUnit.SECONDS)
+					.execute(() -> awaitFinish(job, send.get(), send, finished, giveUpAt, attempt + 1));
 			}
 		});
 	}
