@@ -20,7 +20,7 @@ import dev.lockstep.RateLimitExceededException;
  */
 @ControllerAdvice
 @Order(Ordered.LOWEST_PRECEDENCE)
-public class RateLimitExceededHandler {
+class RateLimitExceededHandler {
 
 	@ExceptionHandler(RateLimitExceededException.class)
 	ResponseEntity<ProblemDetail> rateLimitExceeded(RateLimitExceededException ex) {
