@@ -41,7 +41,7 @@ public class RedisCounters implements Counters, AutoCloseable {
 
 	private Duration idempotencyWindow = DEFAULT_IDEMPOTENCY_WINDOW;
 
-	private Consumer<String> rejections = (key) -> {
+	private volatile Consumer<String> rejections = (key) -> {
 	};
 
 	public RedisCounters(RedisConnectionFactory connectionFactory) {

@@ -27,7 +27,8 @@ import dev.lockstep.redis.RedisScripts;
 /**
  * {@link RateLimiter} on Redis: each call is one Lua script ({@code rate-limit.lua}) on the key's
  * one value, the generic cell rate algorithm on the Redis server's clock. The connection is opened
- * on first use, so an application can start while Redis is down.
+ * on first use, so an application can start while Redis is down. A call let through while Redis is
+ * unavailable ({@link WhenUnavailable#ALLOW}) gets a decision with 0 remaining.
  */
 public class RedisRateLimiter implements RateLimiter, AutoCloseable {
 
@@ -44,9 +45,9 @@ public class RedisRateLimiter implements RateLimiter, AutoCloseable {
 
 	private Duration commandTimeout = Duration.ofSeconds(5);
 
-	private WhenUnavailable whenUnavailable = WhenUnavailable.REFUSE;
+	private volatile WhenUnavailable whenUnavailable = WhenUnavailable.REFUSE;
 
-	private BiConsumer<String, Decision> decisions = (key, decision) -> {
+	private volatile BiConsumer<String, Decision> decisions = (key, decision) -> {
 	};
 
 	private final AtomicLong lastWarning = new AtomicLong(System.nanoTime() - WARNING_INTERVAL_NANOS);
