@@ -12,7 +12,9 @@ import org.springframework.boot.context.properties.DeprecatedConfigurationProper
 import dev.lockstep.aop.LockAnnotationAdvisor;
 import dev.lockstep.internal.DurationRules;
 import dev.lockstep.internal.NamingRules;
+import dev.lockstep.counter.RedisCounters;
 import dev.lockstep.queue.QueueSettings;
+import dev.lockstep.ratelimit.WhenUnavailable;
 
 /**
  * Lockstep settings, under {@code lockstep}. Invalid values stop startup with a message naming
@@ -62,6 +64,10 @@ public class LockstepProperties {
 	private final JobGuard jobGuard = new JobGuard();
 
 	private final Queue queue = new Queue();
+
+	private final Counters counters = new Counters();
+
+	private final RateLimit rateLimit = new RateLimit();
 
 	public boolean isEnabled() {
 		return this.enabled;
@@ -134,6 +140,82 @@ public class LockstepProperties {
 
 	public Queue getQueue() {
 		return this.queue;
+	}
+
+	public Counters getCounters() {
+		return this.counters;
+	}
+
+	public RateLimit getRateLimit() {
+		return this.rateLimit;
+	}
+
+	/**
+	 * Settings of the {@code Counters} bean.
+	 */
+	public static class Counters {
+
+		/**
+		 * Whether the Counters bean is created.
+		 */
+		private boolean enabled = true;
+
+		/**
+		 * How long an idempotency id of Counters.tryIncrement is remembered: a call with the same id
+		 * within it changes nothing and answers as the first did.
+		 */
+		private Duration idempotencyWindow = RedisCounters.DEFAULT_IDEMPOTENCY_WINDOW;
+
+		public boolean isEnabled() {
+			return this.enabled;
+		}
+
+		public void setEnabled(boolean enabled) {
+			this.enabled = enabled;
+		}
+
+		public Duration getIdempotencyWindow() {
+			return this.idempotencyWindow;
+		}
+
+		public void setIdempotencyWindow(Duration idempotencyWindow) {
+			this.idempotencyWindow = DurationRules.positive("lockstep.counters.idempotency-window", idempotencyWindow);
+		}
+
+	}
+
+	/**
+	 * Settings of the {@code RateLimiter} bean and {@code @RateLimited}.
+	 */
+	public static class RateLimit {
+
+		/**
+		 * Whether the RateLimiter bean is created and @RateLimited applied.
+		 */
+		private boolean enabled = true;
+
+		/**
+		 * What a rate-limited call gets while Redis cannot be reached or fails: 'refuse' fails it with
+		 * LockUnavailableException, 'allow' lets it through and logs a warning (at most every 10s).
+		 */
+		private WhenUnavailable whenUnavailable = WhenUnavailable.REFUSE;
+
+		public boolean isEnabled() {
+			return this.enabled;
+		}
+
+		public void setEnabled(boolean enabled) {
+			this.enabled = enabled;
+		}
+
+		public WhenUnavailable getWhenUnavailable() {
+			return this.whenUnavailable;
+		}
+
+		public void setWhenUnavailable(WhenUnavailable whenUnavailable) {
+			this.whenUnavailable = whenUnavailable;
+		}
+
 	}
 
 	/**

@@ -375,10 +375,12 @@ class LockstepAutoConfigurationTests {
 				"lockstep.lock.lease-time", "lockstep.serial-group.wait-time", "lockstep.job-guard.enabled",
 				"lockstep.job-guard.lock-at-most-for", "lockstep.job-guard.lock-at-least-for",
 				"lockstep.job-guard.guard-all-scheduled", "lockstep.job-guard.skew-tolerance",
-				"lockstep.job-guard.shutdown-timeout", "lockstep.job-guard.instance-id")) {
+				"lockstep.job-guard.shutdown-timeout", "lockstep.job-guard.instance-id", "lockstep.counters.enabled",
+				"lockstep.counters.idempotency-window", "lockstep.rate-limit.enabled", "lockstep.rate-limit.when-unavailable")) {
 			assertThat(metadata).contains("\"name\": \"" + property + "\"");
 		}
 		assertThat(metadata).contains("Whether Lockstep is enabled.");
+		assertThat(metadata).contains("\"defaultValue\": \"refuse\"").contains("\"defaultValue\": \"10m\"");
 	}
 
 	@Configuration(proxyBeanMethods = false)

@@ -1,8 +1,10 @@
 /**
  * The annotations: {@link dev.lockstep.annotation.DistributedLock} puts a method under a lock,
  * {@link dev.lockstep.annotation.SerialGroup} into a serial group, and
- * {@link dev.lockstep.annotation.JobGuard} under a job guard. They are applied by the advisors in
- * {@code dev.lockstep.aop} and {@code dev.lockstep.job}, which the auto-configuration registers.
+ * {@link dev.lockstep.annotation.JobGuard} under a job guard, and
+ * {@link dev.lockstep.annotation.RateLimited} within a rate limit. They are applied by the advisors in
+ * {@code dev.lockstep.aop}, {@code dev.lockstep.job} and {@code dev.lockstep.ratelimit}, which the
+ * auto-configuration registers.
  */
 @NullMarked
 package dev.lockstep.annotation;

@@ -1,0 +1,62 @@
+package dev.lockstep.counter;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+import io.lettuce.core.ScriptOutputType;
+import org.jspecify.annotations.Nullable;
+
+import dev.lockstep.redis.LuaScript;
+import dev.lockstep.redis.RedisScripts;
+
+/** The counters' Lua scripts with typed arguments and replies; each call is one round trip. */
+final class CounterScripts {
+
+	private static final LuaScript INCREMENT = LuaScript.load(CounterScripts.class, ScriptOutputType.MULTI,
+			"counter-increment.lua");
+
+	private static final LuaScript DECREMENT = LuaScript.load(CounterScripts.class, ScriptOutputType.INTEGER,
+			"counter-decrement.lua");
+
+	private static final LuaScript CURRENT = LuaScript.load(CounterScripts.class, ScriptOutputType.INTEGER,
+			"counter-current.lua");
+
+	private final RedisScripts redis;
+
+	CounterScripts(RedisScripts redis) {
+		this.redis = redis;
+	}
+
+	void preload(Duration wait) {
+		this.redis.preload(List.of(INCREMENT, DECREMENT, CURRENT), wait);
+	}
+
+	/**
+	 * Adds {@code amount} unless the count would exceed {@code limit}; with an {@code idempotencyId},
+	 * once per id within {@code idempotencyWindow}.
+	 * @param expiry of a count this call creates, or null for none
+	 */
+	CompletableFuture<Incremented> increment(CounterKeys keys, long amount, long limit, @Nullable Duration expiry,
+			@Nullable String idempotencyId, Duration idempotencyWindow) {
+		List<String> scriptKeys = (idempotencyId != null) ? keys.forScripts(idempotencyId) : keys.forScripts();
+		return this.redis.<List<Object>>run(INCREMENT, scriptKeys, List.of(Long.toString(amount), Long.toString(limit),
+				Long.toString((expiry != null) ? expiry.toMillis() : 0), Long.toString(idempotencyWindow.toMillis())))
+			.thenApply((reply) -> new Incremented((Long) reply.get(0) == 1L, (Long) reply.get(1)));
+	}
+
+	/** The count after taking {@code amount} off it, never below 0. */
+	CompletableFuture<Long> decrement(CounterKeys keys, long amount) {
+		return this.redis.run(DECREMENT, keys.forScripts(), List.of(Long.toString(amount)));
+	}
+
+	/** The count now; 0 when there is none. */
+	CompletableFuture<Long> current(CounterKeys keys) {
+		return this.redis.run(CURRENT, keys.forScripts(), List.of());
+	}
+
+	/** How an increment went: whether it was added, and the count after it. */
+	record Incremented(boolean added, long count) {
+	}
+
+}

@@ -1,0 +1,157 @@
+package dev.lockstep.counter;
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
+
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.util.Assert;
+
+import dev.lockstep.Counters;
+import dev.lockstep.LockUnavailableException;
+import dev.lockstep.internal.DurationRules;
+import dev.lockstep.internal.DurationText;
+import dev.lockstep.internal.NamingRules;
+import dev.lockstep.redis.RedisScripts;
+
+/**
+ * {@link Counters} on Redis: each call is one Lua script on the count's key, so the check against
+ * the limit and the addition are one step however many instances and threads call at once. The
+ * connection is opened on first use, so an application can start while Redis is down. A call that
+ * fails with {@link LockUnavailableException} because Redis did not answer in time may still have
+ * been counted once Redis got it: retry it with an idempotency id to count it once.
+ */
+public class RedisCounters implements Counters, AutoCloseable {
+
+	/** How long an idempotency id is remembered unless configured otherwise. */
+	public static final Duration DEFAULT_IDEMPOTENCY_WINDOW = Duration.ofMinutes(10);
+
+	private final RedisScripts redis;
+
+	private final CounterScripts scripts;
+
+	private String keyPrefix = NamingRules.DEFAULT_KEY_PREFIX;
+
+	private Duration commandTimeout = Duration.ofSeconds(5);
+
+	private Duration idempotencyWindow = DEFAULT_IDEMPOTENCY_WINDOW;
+
+	private volatile Consumer<String> rejections = (key) -> {
+	};
+
+	public RedisCounters(RedisConnectionFactory connectionFactory) {
+		this.redis = new RedisScripts(connectionFactory);
+		this.scripts = new CounterScripts(this.redis);
+	}
+
+	/** Prefix of every key; default {@value NamingRules#DEFAULT_KEY_PREFIX}. */
+	public void setKeyPrefix(String keyPrefix) {
+		this.keyPrefix = NamingRules.keyPrefix("Key prefix", keyPrefix);
+	}
+
+	/** Longest wait for one Redis reply before a call fails with {@link LockUnavailableException}; default 5s. */
+	public void setCommandTimeout(Duration commandTimeout) {
+		this.commandTimeout = DurationRules.positive("Command timeout", commandTimeout);
+	}
+
+	/**
+	 * How long an idempotency id is remembered: a call with the same id within it answers as the
+	 * first did; default 10m.
+	 */
+	public void setIdempotencyWindow(Duration idempotencyWindow) {
+		this.idempotencyWindow = DurationRules.positive("Idempotency window", idempotencyWindow);
+	}
+
+	/** Told the key of each refused increment (for metrics); it must not block. */
+	public void setRejectionListener(Consumer<String> rejections) {
+		Assert.notNull(rejections, "Rejection listener must not be null");
+		this.rejections = rejections;
+	}
+
+	/** Loads the scripts, waiting at most the command timeout (Redis may be down: then the first calls load them). */
+	public void preload() {
+		this.scripts.preload(this.commandTimeout);
+	}
+
+	@Override
+	public boolean tryIncrement(String key, long amount, long limit) {
+		return increment(key, amount, limit, null, null);
+	}
+
+	@Override
+	public boolean tryIncrement(String key, long amount, long limit, Duration expiry) {
+		return increment(key, amount, limit, DurationRules.positive("expiry", expiry), null);
+	}
+
+	@Override
+	public boolean tryIncrement(String key, long amount, long limit, String idempotencyId) {
+		if (idempotencyId == null || idempotencyId.isBlank()) {
+			throw new IllegalArgumentException("idempotencyId must not be blank, was '" + idempotencyId + "'");
+		}
+		return increment(key, amount, limit, null, idempotencyId);
+	}
+
+	private boolean increment(String key, long amount, long limit, @Nullable Duration expiry,
+			@Nullable String idempotencyId) {
+		CounterKeys keys = CounterKeys.of(this.keyPrefix, key);
+		notNegative("amount", amount);
+		notNegative("limit", limit);
+		boolean added = await(this.scripts.increment(keys, amount, limit, expiry, idempotencyId, this.idempotencyWindow),
+				keys, "incrementing").added();
+		if (!added) {
+			this.rejections.accept(key);
+		}
+		return added;
+	}
+
+	@Override
+	public long decrement(String key, long amount) {
+		CounterKeys keys = CounterKeys.of(this.keyPrefix, key);
+		notNegative("amount", amount);
+		return await(this.scripts.decrement(keys, amount), keys, "decrementing");
+	}
+
+	@Override
+	public long current(String key) {
+		CounterKeys keys = CounterKeys.of(this.keyPrefix, key);
+		return await(this.scripts.current(keys), keys, "reading");
+	}
+
+	/** Releases the connection. */
+	@Override
+	public void close() {
+		this.redis.close();
+	}
+
+	private static void notNegative(String name, long value) {
+		if (value < 0) {
+			throw new IllegalArgumentException(name + " must not be negative, was " + value);
+		}
+	}
+
+	/** The reply, waited for at most the command timeout; Redis trouble becomes {@link LockUnavailableException}. */
+	private <T> T await(CompletableFuture<T> reply, CounterKeys keys, String doing) {
+		try {
+			return reply.get(this.commandTimeout.toNanos(), TimeUnit.NANOSECONDS);
+		}
+		catch (TimeoutException ex) {
+			reply.cancel(false);
+			throw new LockUnavailableException("Redis did not answer within " + DurationText.of(this.commandTimeout)
+					+ " while " + doing + " counter '" + keys.key() + "'", ex);
+		}
+		catch (ExecutionException ex) {
+			throw new LockUnavailableException("Redis failed while " + doing + " counter '" + keys.key() + "': "
+					+ ex.getCause().getMessage(), ex.getCause());
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new LockUnavailableException("Interrupted while " + doing + " counter '" + keys.key() + "'", ex);
+		}
+	}
+
+}

@@ -1,0 +1,129 @@
+package dev.lockstep.counter;
+
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import dev.lockstep.lock.RedisFixture;
+import dev.lockstep.redis.RedisScripts;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The counter scripts driven at random against a real Redis and checked against a model after
+ * every step: increments by random amounts against limits that change from call to call (raised
+ * and lowered below the count), idempotent increments whose ids come again (retried messages),
+ * decrements by more or less than the count, and reads. Invariants: a count is never above the
+ * limit of the increment that raised it and never below 0; an increment is all or nothing and
+ * allowed exactly when it fits; an id seen before answers as it did the first time and changes
+ * nothing; a count at 0 without expiry leaves no key. Seeded: a failure names its seed and step;
+ * {@code -Dlockstep.counter.seeds=N} runs N more seeds.
+ */
+@Timeout(value = 300, unit = TimeUnit.SECONDS)
+class CounterProtocolRandomTests {
+
+	private static final int STEPS = 1500;
+
+	private static final String[] KEYS = { "a", "b", "c" };
+
+	@RegisterExtension
+	final RedisFixture redis = new RedisFixture();
+
+	private final Map<String, Long> counts = new HashMap<>();
+
+	/** The answer each idempotency id got first, per key. */
+	private final Map<String, Boolean> answers = new HashMap<>();
+
+	@ParameterizedTest(name = "seed {0}")
+	@ValueSource(longs = { 1, 2, 3 })
+	void invariantsHoldUnderRandomOperations(long seed) {
+		run(seed);
+		int extra = Integer.getInteger("lockstep.counter.seeds", 0);
+		for (int i = 0; i < extra; i++) {
+			this.redis.template().delete(this.redis.keys());
+			this.counts.clear();
+			this.answers.clear();
+			run(1000 + i);
+		}
+	}
+
+	private void run(long seed) {
+		Random random = new Random(seed);
+		CounterScripts scripts = new CounterScripts(new RedisScripts(this.redis.factory()));
+		for (int step = 0; step < STEPS; step++) {
+			String what = "";
+			try {
+				what = step(random, scripts);
+				checkInvariants(scripts);
+			}
+			catch (AssertionError | Exception ex) {
+				throw new AssertionError("seed " + seed + ", step " + step + " (" + what + "): " + ex.getMessage(), ex);
+			}
+		}
+	}
+
+	private String step(Random random, CounterScripts scripts) throws Exception {
+		String key = KEYS[random.nextInt(KEYS.length)];
+		CounterKeys keys = CounterKeys.of(this.redis.prefix(), key);
+		long count = this.counts.getOrDefault(key, 0L);
+		int dice = random.nextInt(100);
+		if (dice < 55) {
+			long amount = random.nextInt(4);
+			long limit = random.nextInt(12);
+			String id = (random.nextInt(3) == 0) ? "m" + random.nextInt(15) : null;
+			String what = "increment " + key + " by " + amount + " within " + limit + " (count " + count + ", id " + id + ")";
+			CounterScripts.Incremented reply = scripts.increment(keys, amount, limit, null, id, Duration.ofMinutes(10))
+				.get(10, TimeUnit.SECONDS);
+			Boolean first = (id != null) ? this.answers.get(key + "/" + id) : null;
+			if (first != null) {
+				assertThat(reply.added()).as("an id seen before answers as the first time").isEqualTo(first);
+				assertThat(reply.count()).as("and changes nothing").isEqualTo(count);
+				return what;
+			}
+			boolean fits = count + amount <= limit;
+			assertThat(reply.added()).as("added exactly when it fits").isEqualTo(fits);
+			long after = fits ? count + amount : count;
+			assertThat(reply.count()).isEqualTo(after);
+			if (fits) {
+				assertThat(after).as("never above the limit that let it in").isLessThanOrEqualTo(limit);
+			}
+			this.counts.put(key, after);
+			if (id != null) {
+				this.answers.put(key + "/" + id, fits);
+			}
+			return what;
+		}
+		if (dice < 85) {
+			long amount = random.nextInt(5);
+			String what = "decrement " + key + " by " + amount + " (count " + count + ")";
+			long after = scripts.decrement(keys, amount).get(10, TimeUnit.SECONDS);
+			assertThat(after).isEqualTo(Math.max(0, count - amount));
+			this.counts.put(key, after);
+			return what;
+		}
+		assertThat(scripts.current(keys).get(10, TimeUnit.SECONDS)).isEqualTo(count);
+		return "current " + key;
+	}
+
+	private void checkInvariants(CounterScripts scripts) throws Exception {
+		for (String key : KEYS) {
+			String stored = this.redis.template().opsForValue().get(this.redis.prefix() + "{counter:" + key + "}");
+			long count = this.counts.getOrDefault(key, 0L);
+			assertThat(count).isNotNegative();
+			if (count == 0) {
+				assertThat(stored).as("a count at 0 leaves no key").isNull();
+			}
+			else {
+				assertThat(stored).isEqualTo(Long.toString(count));
+			}
+		}
+	}
+
+}
