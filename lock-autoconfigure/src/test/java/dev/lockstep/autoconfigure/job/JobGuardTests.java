@@ -127,12 +127,24 @@ class JobGuardTests {
 			.history("LongerThanItsPeriod.work"));
 		runs.sort(java.util.Comparator.comparing(JobRun::scheduledTime));
 		assertThat(runs).as("runs").hasSizeGreaterThanOrEqualTo(6);
-		assertThat(runs).allSatisfy((run) -> assertThat(Duration.between(run.scheduledTime(), run.start()))
-			.as("%s started after its slot", run).isLessThan(Duration.ofSeconds(1)));
-		for (int i = 0; i + 1 < runs.size(); i++) {
-			assertThat(Duration.between(runs.get(i).scheduledTime(), runs.get(i + 1).scheduledTime()))
-				.as("slots of consecutive runs %s", runs).isGreaterThanOrEqualTo(Duration.ofSeconds(2));
+		assertThat(runs.stream().map(JobRun::scheduledTime).distinct()).as("no slot twice").hasSameSizeAs(runs);
+		// a slot runs on time, or (when a starved run overran a whole period, as on a loaded machine) late
+		// only because the guard was still held at its slot, and then at once once the guard came free
+		for (JobRun run : runs) {
+			if (Duration.between(run.scheduledTime(), run.start()).compareTo(Duration.ofSeconds(1)) < 0) {
+				continue;
+			}
+			java.time.Instant freed = runs.stream().filter((other) -> other != run && other.end().isBefore(run.start()))
+				.map(JobRun::end).max(java.util.Comparator.naturalOrder()).orElseThrow();
+			assertThat(freed).as("%s ran late: the guard was held past its slot (runs %s)", run, runs)
+				.isAfter(run.scheduledTime());
+			assertThat(Duration.between(freed, run.start())).as("%s ran once the guard came free", run)
+				.isLessThan(Duration.ofSeconds(1));
 		}
+		long onTime = runs.stream()
+			.filter((run) -> Duration.between(run.scheduledTime(), run.start()).compareTo(Duration.ofSeconds(1)) < 0)
+			.count();
+		assertThat(onTime).as("runs on time (%s)", runs).isGreaterThanOrEqualTo(3);
 		assertThat(LongerThanItsPeriod.SKIPS).as("skip reasons")
 			.anySatisfy((reason) -> assertThat(reason).startsWith("given up: the guard was still held by ")
 				.endsWith("a whole period after that slot (a job longer than its period)"));
