@@ -39,12 +39,13 @@ final class LeaseWatchdog {
 
 	private final Set<HeldLock> watched = ConcurrentHashMap.newKeySet();
 
-	LeaseWatchdog(LockScripts scripts, LostLocks lostLocks, LateRenewals lateRenewals, Duration commandTimeout, String redis) {
-		this.redis = redis;
+	LeaseWatchdog(LockScripts scripts, LostLocks lostLocks, LateRenewals lateRenewals, Duration commandTimeout,
+			String redis) {
 		this.scripts = scripts;
 		this.commandTimeoutNanos = commandTimeout.toNanos();
 		this.lostLocks = lostLocks;
 		this.lateRenewals = lateRenewals;
+		this.redis = redis;
 	}
 
 	void watch(HeldLock lock) {

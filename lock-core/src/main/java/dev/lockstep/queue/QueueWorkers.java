@@ -73,7 +73,6 @@ final class QueueWorkers {
 
 	QueueWorkers(QueueKeys keys, QueueSettings settings, int concurrency, TaskHandler handler, String description,
 			QueueScripts scripts, Duration commandTimeout, String instanceId, LockListener listener, String redis) {
-		this.redis = redis;
 		this.keys = keys;
 		this.settings = settings;
 		this.concurrency = concurrency;
@@ -83,6 +82,7 @@ final class QueueWorkers {
 		this.commandTimeout = commandTimeout;
 		this.instanceId = instanceId;
 		this.listener = listener;
+		this.redis = redis;
 		this.running = new LeaseRenewals(keys, settings, scripts, commandTimeout);
 		this.idle = new IdleWorkers(concurrency);
 		this.owners = new TakeOwners(instanceId, keys, scripts);
