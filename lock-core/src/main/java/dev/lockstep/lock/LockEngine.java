@@ -327,6 +327,62 @@ final class LockEngine {
 		this.listener.released(lock.keys().key(), held);
 	}
 
+	/**
+	 * Sets a held lock's lease to {@code leaseTime} from now, owner and token checked: true when
+	 * Redis still had it (it counts as held until the call's send time plus the new lease), false
+	 * when it was gone (reported lost).
+	 */
+	boolean changeLease(HeldLock lock, Duration leaseTime) {
+		if (!lock.isActive()) {
+			return false;
+		}
+		if (setLease(lock, leaseTime)) {
+			return true;
+		}
+		lost(lock, "Redis no longer had it when its lease was to be changed to " + DurationText.of(leaseTime));
+		return false;
+	}
+
+	private boolean setLease(HeldLock lock, Duration leaseTime) {
+		long sent = System.nanoTime();
+		long changed = this.replies.await(
+				this.scripts.confirm(lock.keys(), lock.owner(), lock.fencingToken(), millis(leaseTime.toNanos())),
+				lock.keys(), "changing the lease of", null);
+		if (changed == 1) {
+			lock.confirm(sent, leaseTime.toNanos());
+			return true;
+		}
+		return false;
+	}
+
+	/**
+	 * The last hold on {@code lock} was closed keeping the lock for {@code keepFor}: its lease is set
+	 * to that (owner and token checked) and it is forgotten here without a release. If Redis cannot
+	 * be reached, it frees itself when its current lease ends.
+	 */
+	void exitKeeping(HeldLock lock, Duration keepFor) {
+		if (!lock.exit()) {
+			return;
+		}
+		// released here first, so that the watchdog no longer renews it to its full lease
+		boolean wasHeld = lock.markReleased();
+		this.active.remove(lock.owner(), lock);
+		this.watchdog.unwatch(lock);
+		if (wasHeld) {
+			try {
+				if (!setLease(lock, keepFor)) {
+					logger.debug("Lock '{}' was already gone from Redis when it was closed keeping it for {}",
+							lock.keys().key(), DurationText.of(keepFor));
+				}
+			}
+			catch (LockException ex) {
+				logger.warn("Could not keep lock '{}' for {} after it was closed; it frees itself when its current "
+						+ "lease ends: {}", lock.keys().key(), DurationText.of(keepFor), ex.getMessage());
+			}
+		}
+		this.listener.released(lock.keys().key(), Duration.ofNanos(System.nanoTime() - lock.acquiredAtNanos()));
+	}
+
 	private void lost(HeldLock lock, String reason) {
 		if (lock.markLost()) {
 			this.active.remove(lock.owner(), lock);

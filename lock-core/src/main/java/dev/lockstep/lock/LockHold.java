@@ -1,8 +1,10 @@
 package dev.lockstep.lock;
 
+import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import dev.lockstep.LockHandle;
+import dev.lockstep.internal.DurationRules;
 
 /** One acquisition by a caller: a reentrant hold on a {@link HeldLock}. */
 final class LockHold implements LockHandle {
@@ -57,6 +59,31 @@ final class LockHold implements LockHandle {
 		if (this.closed.compareAndSet(false, true)) {
 			ThreadLocks.remove(this);
 			this.engine.exit(this.lock);
+		}
+	}
+
+	@Override
+	public boolean changeLease(Duration leaseTime) {
+		DurationRules.positive("Lease time of lock '" + key() + "'", leaseTime);
+		if (this.lock.renewedByWatchdog()) {
+			throw new IllegalStateException("Lock '" + key() + "' is renewed by the watchdog and its lease cannot be "
+					+ "changed; acquire it with a fixed lease (tryAcquire) to change its lease");
+		}
+		if (this.closed.get()) {
+			return false;
+		}
+		return this.engine.changeLease(this.lock, leaseTime);
+	}
+
+	@Override
+	public void closeKeeping(Duration keepFor) {
+		DurationRules.notNegative("Time to keep lock '" + key() + "'", keepFor);
+		if (keepFor.isZero()) {
+			close();
+		}
+		else if (this.closed.compareAndSet(false, true)) {
+			ThreadLocks.remove(this);
+			this.engine.exitKeeping(this.lock, keepFor);
 		}
 	}
 

@@ -1,0 +1,108 @@
+package dev.lockstep.lock;
+
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import dev.lockstep.LockHandle;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
+
+/** {@link LockHandle#changeLease} and {@link LockHandle#closeKeeping}, on a real Redis. */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class LeaseChangeTests {
+
+	@RegisterExtension
+	final RedisFixture redis = new RedisFixture();
+
+	private RedisLockService one;
+
+	private RedisLockService other;
+
+	@BeforeEach
+	void start() {
+		this.one = RedisConnections.lockService(this.redis.factory(), this.redis.prefix(), (service) -> {
+		});
+		this.other = RedisConnections.lockService(this.redis.factory(), this.redis.prefix(), (service) -> {
+		});
+	}
+
+	@AfterEach
+	void stop() {
+		this.one.stop();
+		this.other.stop();
+	}
+
+	@Test
+	void changeLeaseSetsTheLeaseOnRedisLongerOrShorter() {
+		LockHandle handle = this.one.tryAcquire("report", Duration.ZERO, Duration.ofSeconds(2)).orElseThrow();
+		assertThat(handle.changeLease(Duration.ofSeconds(60))).isTrue();
+		assertThat(pttl("report")).isBetween(50_000L, 60_000L);
+		assertThat(handle.changeLease(Duration.ofMillis(300))).isTrue();
+		assertThat(pttl("report")).isBetween(1L, 300L);
+		assertThat(handle.isHeld()).isTrue();
+		await(() -> !handle.isHeld());
+		assertThat(this.other.tryAcquire("report", Duration.ofSeconds(2), Duration.ofSeconds(5))).isPresent();
+		handle.close();
+	}
+
+	@Test
+	void changeLeaseOfALockTakenOverChangesNothing() {
+		LockHandle handle = this.one.tryAcquire("report", Duration.ZERO, Duration.ofMillis(200)).orElseThrow();
+		await(() -> !handle.isHeld());
+		LockHandle taker = this.other.tryAcquire("report", Duration.ofSeconds(2), Duration.ofSeconds(30)).orElseThrow();
+		assertThat(handle.changeLease(Duration.ofSeconds(1))).isFalse();
+		handle.closeKeeping(Duration.ofSeconds(1));
+		assertThat(taker.isHeld()).isTrue();
+		assertThat(pttl("report")).isGreaterThan(20_000L);
+		taker.close();
+	}
+
+	@Test
+	void closeKeepingLeavesTheLockTakenForThatLongThenFree() {
+		LockHandle handle = this.one.tryAcquire("report", Duration.ZERO, Duration.ofSeconds(30)).orElseThrow();
+		long closed = System.nanoTime();
+		handle.closeKeeping(Duration.ofMillis(800));
+		assertThat(handle.isHeld()).isFalse();
+		assertThat(this.one.tryAcquire("report", Duration.ZERO, Duration.ofSeconds(5))).isEmpty();
+		assertThat(this.other.tryAcquire("report", Duration.ZERO, Duration.ofSeconds(5))).isEmpty();
+		Optional<LockHandle> next = this.other.tryAcquire("report", Duration.ofSeconds(5), Duration.ofSeconds(5));
+		assertThat(next).isPresent();
+		assertThat(Duration.ofNanos(System.nanoTime() - closed)).isGreaterThanOrEqualTo(Duration.ofMillis(700));
+		next.get().close();
+	}
+
+	@Test
+	void aWatchdogLockCannotChangeItsLease() {
+		try (LockHandle handle = this.one.acquire("report", Duration.ZERO)) {
+			assertThatIllegalStateException().isThrownBy(() -> handle.changeLease(Duration.ofSeconds(1)))
+				.withMessageContaining("'report'");
+		}
+	}
+
+	private long pttl(String key) {
+		return this.redis.template().getExpire(this.redis.prefix() + "{" + key + "}", TimeUnit.MILLISECONDS);
+	}
+
+	private static void await(java.util.function.BooleanSupplier condition) {
+		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+		while (!condition.getAsBoolean()) {
+			assertThat(System.nanoTime() - deadline).as("condition within 10s").isNegative();
+			try {
+				Thread.sleep(20);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				throw new IllegalStateException(ex);
+			}
+		}
+	}
+
+}

@@ -1,0 +1,268 @@
+package dev.lockstep.integration;
+
+import java.time.Duration;
+import java.util.ConcurrentModificationException;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Lock;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.integration.support.locks.DistributedLock;
+
+import dev.lockstep.lock.RedisLockService;
+import dev.lockstep.testing.TestRedis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
+
+/** The {@link Lock} contract of {@link LockstepLockRegistry}'s locks, on a real Redis: two instances. */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class LockstepLockRegistryTests {
+
+	private final String prefix = "i" + UUID.randomUUID().toString().substring(0, 8) + ":";
+
+	private final ExecutorService threads = Executors.newCachedThreadPool();
+
+	private LettuceConnectionFactory factory;
+
+	private StringRedisTemplate redis;
+
+	private RedisLockService serviceA;
+
+	private RedisLockService serviceB;
+
+	private LockstepLockRegistry instanceA;
+
+	private LockstepLockRegistry instanceB;
+
+	@BeforeEach
+	void start() {
+		TestRedis.Endpoint endpoint = TestRedis.standalone();
+		this.factory = new LettuceConnectionFactory(new RedisStandaloneConfiguration(endpoint.host(), endpoint.port()));
+		this.factory.afterPropertiesSet();
+		this.factory.start();
+		this.redis = new StringRedisTemplate(this.factory);
+		this.serviceA = service("a");
+		this.serviceB = service("b");
+		this.instanceA = new LockstepLockRegistry(this.serviceA);
+		this.instanceB = new LockstepLockRegistry(this.serviceB);
+	}
+
+	private RedisLockService service(String instanceId) {
+		RedisLockService service = new RedisLockService(this.factory);
+		service.setKeyPrefix(this.prefix);
+		service.setInstanceId(instanceId);
+		service.setLeaseTime(Duration.ofSeconds(3));
+		service.setShutdownTimeout(Duration.ZERO);
+		service.start();
+		return service;
+	}
+
+	@AfterEach
+	void stop() {
+		this.threads.shutdownNow();
+		this.serviceA.stop();
+		this.serviceB.stop();
+		this.redis.delete(this.redis.keys(this.prefix + "*"));
+		this.factory.destroy();
+	}
+
+	@Test
+	void obtainGivesOneLockPerKey() {
+		assertThat(this.instanceA.obtain("orders")).isSameAs(this.instanceA.obtain("orders"))
+			.isNotSameAs(this.instanceA.obtain("invoices"));
+	}
+
+	@Test
+	void aThreadReentersItsLockAndOnlyItsLastUnlockReleasesIt() throws Exception {
+		Lock lock = this.instanceA.obtain("orders");
+		lock.lock();
+		assertThat(lock.tryLock()).isTrue();
+		assertThat(lock.tryLock(1, TimeUnit.SECONDS)).isTrue();
+		lock.unlock();
+		lock.unlock();
+		assertThat(onOtherThread(() -> this.instanceB.obtain("orders").tryLock())).isFalse();
+		assertThat(onOtherThread(() -> lock.tryLock())).as("another thread of the same instance").isFalse();
+		lock.unlock();
+		assertThat(onOtherThread(() -> tryAndUnlock(this.instanceB.obtain("orders")))).isTrue();
+	}
+
+	@Test
+	void unlockByAThreadThatDoesNotHoldTheLockThrowsAndChangesNothing() throws Exception {
+		Lock lock = this.instanceA.obtain("orders");
+		lock.lock();
+		Future<?> stranger = this.threads.submit(lock::unlock);
+		assertThatExceptionOfType(java.util.concurrent.ExecutionException.class)
+			.isThrownBy(() -> stranger.get(10, TimeUnit.SECONDS))
+			.havingCause()
+			.isInstanceOf(IllegalMonitorStateException.class)
+			.withMessageContaining("'integration:orders'");
+		assertThat(onOtherThread(() -> this.instanceB.obtain("orders").tryLock())).isFalse();
+		lock.unlock();
+		assertThatExceptionOfType(IllegalMonitorStateException.class).isThrownBy(lock::unlock);
+	}
+
+	@Test
+	void tryLockGivesUpAfterItsTimeout() throws Exception {
+		Lock lock = this.instanceA.obtain("orders");
+		lock.lock();
+		for (Lock contender : new Lock[] { this.instanceB.obtain("orders"), lock }) {
+			long start = System.nanoTime();
+			assertThat(onOtherThread(() -> contender.tryLock(400, TimeUnit.MILLISECONDS))).isFalse();
+			assertThat(Duration.ofNanos(System.nanoTime() - start)).isBetween(Duration.ofMillis(350), Duration.ofSeconds(8));
+		}
+		lock.unlock();
+	}
+
+	@Test
+	void aWaitingLockIsTakenWhenTheHolderUnlocks() throws Exception {
+		Lock lock = this.instanceA.obtain("orders");
+		lock.lock();
+		Future<Boolean> waiter = this.threads.submit(() -> {
+			Lock other = this.instanceB.obtain("orders");
+			other.lock();
+			other.unlock();
+			return true;
+		});
+		Thread.sleep(300);
+		assertThat(waiter.isDone()).isFalse();
+		lock.unlock();
+		assertThat(waiter.get(10, TimeUnit.SECONDS)).isTrue();
+	}
+
+	@Test
+	void lockInterruptiblyThrowsWhenInterruptedWhileWaiting() throws Exception {
+		Lock lock = this.instanceA.obtain("orders");
+		lock.lock();
+		for (Lock contender : new Lock[] { this.instanceB.obtain("orders"), lock }) {
+			CompletableFuture<Throwable> outcome = new CompletableFuture<>();
+			Thread waiter = new Thread(() -> {
+				try {
+					contender.lockInterruptibly();
+					outcome.complete(null);
+				}
+				catch (Throwable ex) {
+					outcome.complete(ex);
+				}
+			});
+			waiter.start();
+			Thread.sleep(300);
+			assertThat(outcome).isNotDone();
+			waiter.interrupt();
+			assertThat(outcome.get(10, TimeUnit.SECONDS)).isInstanceOf(InterruptedException.class);
+			waiter.join(10_000);
+		}
+		lock.unlock();
+		assertThat(onOtherThread(() -> tryAndUnlock(this.instanceB.obtain("orders"))))
+			.as("the interrupted waiter left nothing behind").isTrue();
+	}
+
+	@Test
+	void aLockWithATimeToLiveFreesItselfAndItsLateUnlockThrows() throws Exception {
+		DistributedLock lock = this.instanceA.obtain("orders");
+		assertThat(lock.tryLock(Duration.ZERO, Duration.ofMillis(400))).isTrue();
+		DistributedLock other = this.instanceB.obtain("orders");
+		assertThat(onOtherThread(() -> other.tryLock(Duration.ofSeconds(5), Duration.ofSeconds(10)))).isTrue();
+		assertThatExceptionOfType(ConcurrentModificationException.class).isThrownBy(lock::unlock)
+			.withMessageContaining("'integration:orders'");
+		assertThat(pttl("orders")).as("the other holder's lock is untouched").isGreaterThan(5_000L);
+	}
+
+	@Test
+	void aThreadTryingItsLostLockAgainTakesItAfreshAndItsEarlierHoldsEnd() throws Exception {
+		DistributedLock lock = this.instanceA.obtain("orders");
+		assertThat(lock.tryLock(Duration.ZERO, Duration.ofMillis(300))).isTrue();
+		Thread.sleep(500);
+		assertThat(lock.tryLock()).isTrue();
+		assertThat(pttl("orders")).as("a new acquisition, renewed by the watchdog").isGreaterThan(1_000L);
+		lock.unlock();
+		assertThatExceptionOfType(IllegalMonitorStateException.class).isThrownBy(lock::unlock);
+		assertThat(onOtherThread(() -> tryAndUnlock(this.instanceB.obtain("orders")))).isTrue();
+	}
+
+	@Test
+	void renewLockSetsANewTimeToLive() throws Exception {
+		DistributedLock lock = this.instanceA.obtain("orders");
+		lock.lock(Duration.ofMillis(800));
+		this.instanceA.renewLock("orders", Duration.ofSeconds(20));
+		assertThat(pttl("orders")).isBetween(15_000L, 20_000L);
+		Thread.sleep(1000);
+		assertThat(onOtherThread(() -> this.instanceB.obtain("orders").tryLock())).isFalse();
+		assertThatIllegalStateException().isThrownBy(() -> onOtherThreadThrowing(() -> this.instanceA.renewLock("orders")));
+		lock.unlock();
+		Lock watched = this.instanceA.obtain("watched");
+		watched.lock();
+		this.instanceA.renewLock("watched");
+		assertThatIllegalStateException().isThrownBy(() -> this.instanceA.renewLock("watched", Duration.ofSeconds(5)))
+			.withMessageContaining("watchdog");
+		watched.unlock();
+	}
+
+	@Test
+	void aLockWithoutATimeToLiveIsRenewedWhileHeld() throws Exception {
+		Lock lock = this.instanceA.obtain("orders");
+		lock.lock();
+		Thread.sleep(4000);
+		assertThat(onOtherThread(() -> this.instanceB.obtain("orders").tryLock())).as("held past the 3s lease").isFalse();
+		lock.unlock();
+	}
+
+	@Test
+	void conditionsAreNotSupported() {
+		assertThatExceptionOfType(UnsupportedOperationException.class)
+			.isThrownBy(() -> this.instanceA.obtain("orders").newCondition());
+	}
+
+	@Test
+	void expireUnusedOlderThanForgetsOnlyLocksNotHeld() throws Exception {
+		Lock idle = this.instanceA.obtain("idle");
+		Lock held = this.instanceA.obtain("held");
+		held.lock();
+		Thread.sleep(20);
+		this.instanceA.expireUnusedOlderThan(0);
+		assertThat(this.instanceA.obtain("idle")).isNotSameAs(idle);
+		assertThat(this.instanceA.obtain("held")).isSameAs(held);
+		held.unlock();
+	}
+
+	private long pttl(String key) {
+		return this.redis.getExpire(this.prefix + "{integration:" + key + "}", TimeUnit.MILLISECONDS);
+	}
+
+	private static boolean tryAndUnlock(Lock lock) {
+		if (!lock.tryLock()) {
+			return false;
+		}
+		lock.unlock();
+		return true;
+	}
+
+	private <T> T onOtherThread(java.util.concurrent.Callable<T> action) throws Exception {
+		return this.threads.submit(action).get(20, TimeUnit.SECONDS);
+	}
+
+	private void onOtherThreadThrowing(Runnable action) throws Exception {
+		try {
+			this.threads.submit(action).get(20, TimeUnit.SECONDS);
+		}
+		catch (java.util.concurrent.ExecutionException ex) {
+			if (ex.getCause() instanceof RuntimeException runtime) {
+				throw runtime;
+			}
+			throw ex;
+		}
+	}
+
+}
