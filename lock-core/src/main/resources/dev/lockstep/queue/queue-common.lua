@@ -142,17 +142,17 @@ end
 
 -- The reply of a take that started task `id`.
 local function started(id, group, now)
-  local payload, submitted, err, attempt, token = unpack(redis.call('HMGET', task_key(id), 'payload', 'submitted', 'error',
-    'attempt', 'token'))
+  local payload, submitted, err, attempt, token = unpack(redis.call('HMGET', task_key(id), 'payload', 'submitted',
+    'error', 'attempt', 'token'))
   return {1, id, group, payload or '', tonumber(attempt), tonumber(submitted), err or '', now, tonumber(token)}
 end
 
 -- Starts the next task of the group that has waited longest for owner id `owner`, after giving back
 -- the tasks whose lease ran out (buried instead when that was their last attempt) and readying the
 -- groups whose retry is due. Returns {1, id, group, payload, attempt, submitted ms, last error,
--- now ms, fencing token} when a task starts; {0, ms until the next lease or retry falls due, -1 when none}. A take
--- by an owner that holds a task already is this take sent again: it answers with that task, as the
--- first did, and starts nothing (its lease and attempt stay as they are).
+-- now ms, fencing token} when a task starts; {0, ms until the next lease or retry falls due, -1
+-- when none}. A take by an owner that holds a task already is this take sent again: it answers
+-- with that task, as the first did, and starts nothing (its lease and attempt stay as they are).
 local function take_next(owner, lease_ms, max_attempts, channel)
   local now, now_us = clock()
   local running = base .. ':running'
