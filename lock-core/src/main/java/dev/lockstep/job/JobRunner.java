@@ -414,10 +414,11 @@ final class JobRunner {
 	 * Records the run's end and gives up its guard without waiting for the reply, as a lock's
 	 * release does: the next claim on this instance goes out on the same connection after it, so
 	 * it finds the guard given up. A finish that fails (Redis unreachable, a failover) is sent again
-	 * every second until it is recorded or the guard's lease (lockAtMostFor) would have run out
-	 * anyway: a finish sent again is recorded once (job-finish.lua), and without it the guard would
-	 * stay held, and every later slot skipped, for up to lockAtMostFor. Shutdown waits for the
-	 * outcome, and so do this instance's reads of the run records ({@link #awaitRecorded}).
+	 * every second until it is recorded, the guard's lease (lockAtMostFor) would have run out anyway,
+	 * or this instance has stopped: a finish sent again is recorded once (job-finish.lua), and
+	 * without it the guard would stay held, and every later slot skipped, for up to lockAtMostFor.
+	 * Shutdown waits for the outcome (up to its timeout), and so do this instance's reads of the run
+	 * records ({@link #awaitRecorded}).
 	 */
 	private void finish(Run run, @Nullable Throwable failure, long durationNanos) {
 		GuardedJob job = run.job();
@@ -463,7 +464,8 @@ final class JobRunner {
 				}
 				finished.complete(released);
 			}
-			else if (System.nanoTime() - giveUpAt > 0) {
+			else if (System.nanoTime() - giveUpAt > 0 || this.timer.isShutdown()) {
+				// the guard's lease has run out anyway, or this instance stopped (its connection is closing)
 				finished.completeExceptionally(error);
 			}
 			else {
