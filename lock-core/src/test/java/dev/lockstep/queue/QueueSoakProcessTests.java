@@ -41,7 +41,7 @@ import static org.awaitility.Awaitility.await;
  * once drained but the done tasks' expiring records; every attempt starts on the attempt Redis
  * counted (none charged without running) and attempts never overlap, except where the paused JVM's
  * attempt outlived its lease (documented: counted and reported, and that attempt is no longer
- * current when it ends). 30 s in CI; {@code -Psoak} runs it 10 minutes
+ * current when it ends). 20 s in CI; {@code -Psoak} runs it 10 minutes
  * ({@code -Dlockstep.faults.seconds}).
  */
 @Timeout(value = 1500, unit = TimeUnit.SECONDS)
@@ -49,7 +49,7 @@ class QueueSoakProcessTests {
 
 	private static final Logger logger = LoggerFactory.getLogger(QueueSoakProcessTests.class);
 
-	private static final int SECONDS = Integer.getInteger("lockstep.faults.seconds", 30);
+	private static final int SECONDS = Integer.getInteger("lockstep.faults.seconds", 20);
 
 	private static final String QUEUE = "soak";
 
