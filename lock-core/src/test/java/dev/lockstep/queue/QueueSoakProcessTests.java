@@ -10,7 +10,6 @@ import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -23,7 +22,6 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 
 import dev.lockstep.QueueStats;
 import dev.lockstep.SerialQueueException;
-import dev.lockstep.internal.DaemonThreads;
 import dev.lockstep.lock.RedisConnections;
 import dev.lockstep.testing.FaultProxy;
 import dev.lockstep.testing.JavaProcess;
@@ -61,12 +59,12 @@ class QueueSoakProcessTests {
 
 	private final List<JavaProcess> workers = new ArrayList<>();
 
-	private final AtomicBoolean faults = new AtomicBoolean(true);
+	private final List<AutoCloseable> cutters = new ArrayList<>();
 
 	@AfterEach
 	void stop() throws Exception {
-		this.faults.set(false);
-		this.workers.forEach((worker) -> signal("CONT", worker));
+		stopCutting();
+		this.workers.stream().filter(JavaProcess::isAlive).forEach(JavaProcess::resume);
 		this.workers.forEach(JavaProcess::kill);
 		for (AutoCloseable closeable : this.toClose) {
 			closeable.close();
@@ -99,8 +97,7 @@ class QueueSoakProcessTests {
 
 		Random random = new Random(24);
 		for (FaultProxy proxy : proxies) {
-			long seed = random.nextLong();
-			DaemonThreads.start("soak-cutter", () -> cut(proxy, new Random(seed)));
+			this.cutters.add(proxy.cutEvery(Duration.ofMillis(300), Duration.ofMillis(1500), random.nextLong()));
 		}
 		long start = System.nanoTime();
 		long end = start + TimeUnit.SECONDS.toNanos(SECONDS);
@@ -130,15 +127,15 @@ class QueueSoakProcessTests {
 			}
 			if (!paused && System.nanoTime() - pauseAt > 0) {
 				pausedFrom = System.nanoTime();
-				signal("STOP", pausedWorker);
+				pausedWorker.pause();
 				Thread.sleep(LEASE_MILLIS + 2000);
-				signal("CONT", pausedWorker);
+				pausedWorker.resume();
 				pausedUntil = System.nanoTime();
 				paused = true;
 			}
 			Thread.sleep(2000);
 		}
-		this.faults.set(false);
+		stopCutting();
 		await().atMost(Duration.ofSeconds(300)).pollInterval(Duration.ofSeconds(1)).until(() -> {
 			QueueStats stats = submitter.stats(QUEUE);
 			return stats.queued() + stats.running() == 0;
@@ -176,6 +173,13 @@ class QueueSoakProcessTests {
 			.allMatch((key) -> (key.contains(":t:") || key.contains(":d:")) && template.getExpire(key) != -1);
 	}
 
+	private void stopCutting() throws Exception {
+		for (AutoCloseable cutter : this.cutters) {
+			cutter.close();
+		}
+		this.cutters.clear();
+	}
+
 	private static String submit(RedisSerialQueue submitter, String group, int sequence, String label) throws Exception {
 		long giveUp = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
 		while (true) {
@@ -192,28 +196,7 @@ class QueueSoakProcessTests {
 		}
 	}
 
-	private void cut(FaultProxy proxy, Random random) {
-		while (this.faults.get()) {
-			try {
-				Thread.sleep(300 + random.nextInt(1200));
-			}
-			catch (InterruptedException ex) {
-				return;
-			}
-			if (this.faults.get()) {
-				proxy.cutAll();
-			}
-		}
-	}
 
-	private static void signal(String signal, JavaProcess worker) {
-		try {
-			new ProcessBuilder("kill", "-" + signal, Long.toString(worker.pid())).start().waitFor(10, TimeUnit.SECONDS);
-		}
-		catch (Exception ex) {
-			throw new IllegalStateException("kill -" + signal + " " + worker, ex);
-		}
-	}
 
 	/** What the workers printed, checked. */
 	private static final class SoakRecord {

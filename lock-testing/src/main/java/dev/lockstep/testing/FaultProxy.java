@@ -9,11 +9,13 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -107,6 +109,36 @@ public final class FaultProxy implements AutoCloseable {
 		for (Link link : this.links) {
 			link.close();
 		}
+	}
+
+	/**
+	 * Cuts every connection again and again, at random intervals between {@code shortest} and
+	 * {@code longest} (seeded, so a run can be repeated), on a daemon thread, until the returned
+	 * handle is closed.
+	 */
+	public AutoCloseable cutEvery(Duration shortest, Duration longest, long seed) {
+		AtomicBoolean cutting = new AtomicBoolean(true);
+		Random random = new Random(seed);
+		long spread = Math.max(1, longest.toMillis() - shortest.toMillis());
+		Thread cutter = new Thread(() -> {
+			while (cutting.get()) {
+				try {
+					Thread.sleep(shortest.toMillis() + (long) (random.nextDouble() * spread));
+				}
+				catch (InterruptedException ex) {
+					return;
+				}
+				if (cutting.get()) {
+					cutAll();
+				}
+			}
+		}, "fault-proxy-cutter");
+		cutter.setDaemon(true);
+		cutter.start();
+		return () -> {
+			cutting.set(false);
+			cutter.interrupt();
+		};
 	}
 
 	/** Closes new connections as soon as they are accepted, until {@link #heal()}. */

@@ -185,6 +185,32 @@ public final class JavaProcess implements AutoCloseable {
 		RUNNING.remove(this);
 	}
 
+	/** SIGSTOP: the process stands still (a long GC pause, a stalled VM) until {@link #resume()}. */
+	public void pause() {
+		signal("STOP");
+	}
+
+	/** SIGCONT: a paused process goes on where it stood. */
+	public void resume() {
+		signal("CONT");
+	}
+
+	private void signal(String signal) {
+		try {
+			Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(pid())).inheritIO().start();
+			if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+				throw new IllegalStateException("kill -" + signal + " " + pid() + " failed");
+			}
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException("kill -" + signal + " " + pid(), ex);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException("Interrupted sending SIG" + signal + " to " + this, ex);
+		}
+	}
+
 	/** Asks the process to stop (SIGTERM) and waits for it, killing it after {@code timeout}. */
 	public void stop(Duration timeout) {
 		// through the handle: Process.destroy() also closes the pipe, and the shutdown output with it

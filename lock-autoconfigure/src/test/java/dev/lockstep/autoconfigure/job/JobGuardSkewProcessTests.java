@@ -1,6 +1,5 @@
 package dev.lockstep.autoconfigure.job;
 
-import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -115,7 +114,7 @@ class JobGuardSkewProcessTests {
 						JavaProcess process = this.processes.get(chosen);
 						long firesAt = slot - SKEWS.get(chosen);
 						if (firesAt - System.currentTimeMillis() > 150 && idle(process)) {
-							signal("STOP", process);
+							process.pause();
 							this.stoppedSlot = slot;
 							long stoppedAt = System.currentTimeMillis();
 							try {
@@ -123,7 +122,7 @@ class JobGuardSkewProcessTests {
 								awaitAnotherRun(chosen, Duration.ofSeconds(5));
 							}
 							finally {
-								signal("CONT", process);
+								process.resume();
 							}
 							return String.format("%s, chosen for slot %d, stopped %d ms before firing it, for %d ms", chosen,
 									slot, firesAt - stoppedAt, System.currentTimeMillis() - stoppedAt);
@@ -161,12 +160,6 @@ class JobGuardSkewProcessTests {
 			}
 		}
 
-		private static void signal(String signal, JavaProcess process) throws IOException, InterruptedException {
-			java.lang.Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid())).inheritIO().start();
-			if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
-				throw new IllegalStateException("kill -" + signal + " " + process.pid() + " failed");
-			}
-		}
 
 		/** Every slot in [from, until) ran exactly once, and no slot at all ran twice. */
 		void assertEverySlotRanOnce(long from, long until, String happened) {

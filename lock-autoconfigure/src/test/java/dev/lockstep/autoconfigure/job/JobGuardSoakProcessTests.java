@@ -8,7 +8,6 @@ import java.util.Random;
 import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -45,12 +44,12 @@ class JobGuardSoakProcessTests {
 
 	private final Map<String, JavaProcess> processes = new TreeMap<>();
 
-	private final AtomicBoolean faults = new AtomicBoolean(true);
+	private final List<AutoCloseable> cutters = new ArrayList<>();
 
 	@AfterEach
 	void stop() throws Exception {
-		this.faults.set(false);
-		this.processes.values().forEach((process) -> signal("CONT", process));
+		stopCutting();
+		this.processes.values().stream().filter(JavaProcess::isAlive).forEach(JavaProcess::resume);
 		this.processes.values().forEach(JavaProcess::kill);
 		for (AutoCloseable part : this.parts) {
 			part.close();
@@ -74,10 +73,7 @@ class JobGuardSoakProcessTests {
 		this.processes.forEach((instance, process) -> process.awaitLine("STARTED " + instance, Duration.ofSeconds(120)));
 		Random random = new Random(35);
 		for (FaultProxy proxy : proxies) {
-			long seed = random.nextLong();
-			Thread cutter = new Thread(() -> cut(proxy, new Random(seed)), "job-soak-cutter");
-			cutter.setDaemon(true);
-			cutter.start();
+			this.cutters.add(proxy.cutEvery(Duration.ofMillis(300), Duration.ofMillis(1500), random.nextLong()));
 		}
 		long from = (System.currentTimeMillis() / 1000 + 2) * 1000;
 		long until = from + SECONDS * 1000L;
@@ -88,12 +84,12 @@ class JobGuardSoakProcessTests {
 		sleepUntil(from + (until - from) * 2 / 3);
 		JavaProcess paused = this.processes.get("soak-1");
 		long pauseFrom = System.currentTimeMillis();
-		signal("STOP", paused);
+		paused.pause();
 		Thread.sleep(5_000);
-		signal("CONT", paused);
+		paused.resume();
 		long pauseUntil = System.currentTimeMillis();
 		sleepUntil(until);
-		this.faults.set(false);
+		stopCutting();
 		// the takeovers of the last slots come a tolerance later
 		Thread.sleep(TOLERANCE + 4_000);
 
@@ -137,27 +133,13 @@ class JobGuardSoakProcessTests {
 			.as("slots run at all").isPositive();
 	}
 
-	private void cut(FaultProxy proxy, Random random) {
-		while (this.faults.get()) {
-			try {
-				Thread.sleep(300 + random.nextInt(1200));
-			}
-			catch (InterruptedException ex) {
-				return;
-			}
-			if (this.faults.get()) {
-				proxy.cutAll();
-			}
-		}
-	}
 
-	private static void signal(String signal, JavaProcess process) {
-		try {
-			new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid())).start().waitFor(10, TimeUnit.SECONDS);
+
+	private void stopCutting() throws Exception {
+		for (AutoCloseable cutter : this.cutters) {
+			cutter.close();
 		}
-		catch (Exception ex) {
-			throw new IllegalStateException("kill -" + signal + " " + process, ex);
-		}
+		this.cutters.clear();
 	}
 
 	private static void sleepUntil(long epochMillis) throws InterruptedException {
