@@ -248,11 +248,27 @@ class SampleAppIT {
 
 	@Test
 	@Order(5)
+	void anUnreadableBodyIsAnsweredWithTheFieldAtFault() {
+		assertInvalid(SampleHttp.post(this.a.uri("/imports"), "{}"), "workMillis: required");
+		assertInvalid(SampleHttp.post(this.b.uri("/imports"), Map.of("requestId", "r-1", "tenantId", "acme",
+				"entityCode", "orders", "workMillis", "soon")), "workMillis: must be a whole number");
+		assertInvalid(SampleHttp.post(this.a.uri("/users"), Map.of("pin", List.of("p"), "name", "Array Pin")),
+				"pin: must be a string");
+		assertInvalid(SampleHttp.post(this.b.uri("/users"), "{\"pin\": "), "the body is not a JSON object of the expected shape");
+	}
+
+	private static void assertInvalid(Reply reply, String error) {
+		assertProblem(reply, 400, "Invalid request");
+		assertThat(reply.json().get("detail").asString()).as("detail of %s", reply).isEqualTo(error);
+	}
+
+	@Test
+	@Order(5)
 	void badRequestsGetProblemDetailsWithoutStackTraces() {
 		assertProblem(SampleHttp.post(this.a.uri("/users"), Map.of("name", "No Pin")), 400, "No lock key");
 		assertProblem(SampleHttp.post(this.b.uri("/users"), Map.of("pin", "   ", "name", "Blank Pin")), 400, "No lock key");
 		assertProblem(SampleHttp.post(this.a.uri("/users"), Map.of("pin", "pin-2001", "name", "")), 400, "Invalid request");
-		assertProblem(SampleHttp.post(this.b.uri("/users"), "{\"pin\": "), 400, "Bad Request");
+		assertProblem(SampleHttp.post(this.b.uri("/users"), "{\"pin\": "), 400, "Invalid request");
 		Reply invalidImport = SampleHttp.post(this.a.uri("/imports"),
 				Map.of("requestId", "", "tenantId", "acme:eu", "entityCode", "orders", "workMillis", -1));
 		assertProblem(invalidImport, 400, "Invalid request");

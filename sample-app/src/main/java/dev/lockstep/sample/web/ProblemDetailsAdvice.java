@@ -11,6 +11,7 @@ import org.springframework.http.HttpStatus;
 import org.springframework.http.HttpStatusCode;
 import org.springframework.http.ProblemDetail;
 import org.springframework.http.ResponseEntity;
+import org.springframework.http.converter.HttpMessageNotReadableException;
 import org.springframework.validation.FieldError;
 import org.springframework.web.bind.MethodArgumentNotValidException;
 import org.springframework.web.bind.annotation.ExceptionHandler;
@@ -26,8 +27,9 @@ import dev.lockstep.SerialQueueException;
 
 /**
  * Turns every failure into a problem detail (RFC 9457) with a fitting status and never a stack
- * trace. Spring MVC's own exceptions (unreadable body, unknown path, wrong method...) get theirs
- * from {@link ResponseEntityExceptionHandler}; Lockstep's are mapped here:
+ * trace. Spring MVC's own exceptions (unknown path, wrong method...) get theirs from
+ * {@link ResponseEntityExceptionHandler}, an unreadable body names the field at fault
+ * ({@link UnreadableBody}); Lockstep's are mapped here:
  * <ul>
  * <li>{@link LockKeyException}: 400, the request gave no usable lock key;</li>
  * <li>{@link LockNotAcquiredException}: 409, someone else still holds the lock or the group's turn
@@ -93,6 +95,12 @@ class ProblemDetailsAdvice extends ResponseEntityExceptionHandler {
 			.sorted()
 			.toList();
 		return invalid(ex, errors, headers, status, request);
+	}
+
+	@Override
+	protected @Nullable ResponseEntity<Object> handleHttpMessageNotReadable(HttpMessageNotReadableException ex,
+			HttpHeaders headers, HttpStatusCode status, WebRequest request) {
+		return invalid(ex, List.of(UnreadableBody.describe(ex)), headers, status, request);
 	}
 
 	@Override
