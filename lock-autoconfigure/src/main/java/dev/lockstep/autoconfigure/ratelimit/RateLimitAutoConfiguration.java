@@ -23,7 +23,7 @@ import dev.lockstep.ratelimit.RedisRateLimiter;
 
 /**
  * The {@link RateLimiter} bean on the application's Redis connection, the advisor behind
- * {@code @RateLimited}, the decisions counter when Micrometer is there, and in a Spring MVC
+ * {@code @RateLimited}, the decisions counter when Micrometer is there, and in a Spring MVC or WebFlux
  * application the 429 answer to a refused call.
  */
 @AutoConfiguration(after = LockstepAutoConfiguration.class,
@@ -66,10 +66,10 @@ public final class RateLimitAutoConfiguration {
 
 	}
 
-	/** 429 Too Many Requests for a refused call in a Spring MVC application. */
+	/** 429 Too Many Requests for a refused call in a Spring MVC or WebFlux application. */
 	@Configuration(proxyBeanMethods = false)
-	@ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
-	@ConditionalOnClass(name = "org.springframework.web.servlet.DispatcherServlet")
+	@ConditionalOnWebApplication
+	@ConditionalOnClass(name = "org.springframework.http.ProblemDetail")
 	static final class RateLimitWeb {
 
 		@Bean

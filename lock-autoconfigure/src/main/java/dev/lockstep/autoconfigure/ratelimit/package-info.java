@@ -1,6 +1,6 @@
 /**
  * Auto-configuration of the {@link dev.lockstep.RateLimiter} bean, {@code @RateLimited}, its meters
- * and the 429 answer of Spring MVC applications.
+ * and the 429 answer of Spring MVC and WebFlux applications.
  */
 @NullMarked
 package dev.lockstep.autoconfigure.ratelimit;

@@ -11,13 +11,13 @@ import org.springframework.context.annotation.Bean;
 import dev.lockstep.autoconfigure.LockstepAutoConfiguration;
 
 /**
- * In a Spring MVC application, Lockstep's exceptions that the application does not handle itself
- * answer with a fitting status and a problem detail ({@link LockstepProblemDetails});
+ * In a Spring MVC or Spring WebFlux application, Lockstep's exceptions that the application does not
+ * handle itself answer with a fitting status and a problem detail ({@link LockstepProblemDetails});
  * {@code lockstep.web.problem-details=false} turns it off.
  */
 @AutoConfiguration(after = LockstepAutoConfiguration.class)
-@ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
-@ConditionalOnClass(name = "org.springframework.web.servlet.DispatcherServlet")
+@ConditionalOnWebApplication
+@ConditionalOnClass(name = "org.springframework.http.ProblemDetail")
 @ConditionalOnBooleanProperty(name = "lockstep.enabled", matchIfMissing = true)
 @ConditionalOnBooleanProperty(name = "lockstep.web.problem-details", matchIfMissing = true)
 @EnableConfigurationProperties(LockstepWebProperties.class)
