@@ -71,6 +71,9 @@ final class JobRunner {
 
 	private final Duration skewTolerance;
 
+	/** Where Redis is, in words, for the log lines that say it failed ({@code RedisAddress}). */
+	private final String redis;
+
 	private final Duration commandTimeout;
 
 	private final LockListener listener;
@@ -106,8 +109,9 @@ final class JobRunner {
 	private final ClockSkewWarnings skewWarnings;
 
 	JobRunner(JobScripts scripts, String keyPrefix, String instanceId, Duration skewTolerance, Duration commandTimeout,
-			LockListener listener, ObservationRegistry observations) {
+			LockListener listener, ObservationRegistry observations, String redis) {
 		this.observations = observations;
+		this.redis = redis;
 		this.scripts = scripts;
 		// every run schedules a renewal and cancels it when it ends: do not keep the cancelled ones queued
 		this.timer.setRemoveOnCancelPolicy(true);
@@ -351,7 +355,7 @@ final class JobRunner {
 		}
 		if (reply == null) {
 			if (failure != null) {
-				logger.warn("Redis failed while claiming a firing of job '{}'; {}: {}", job.name(),
+				logger.warn("{} failed while claiming a firing of job '{}'; {}: {}", this.redis, job.name(),
 						(mode == JobScripts.Mode.FIRST) ? "the firing does not run" : "will try again", cause);
 			}
 			// The claim may still reach Redis later: undo it then, so that the slot is not lost and the
@@ -437,8 +441,8 @@ final class JobRunner {
 		finished.whenComplete((released, error) -> {
 			try {
 				if (error != null) {
-					logger.warn("Redis failed while finishing a run of job '{}' until its guard's lease would run out; "
-							+ "it frees itself within lockAtMostFor: {}", job.name(), error.toString());
+					logger.warn("{} failed while finishing a run of job '{}' until its guard's lease would run out; "
+							+ "it frees itself within lockAtMostFor: {}", this.redis, job.name(), error.toString());
 				}
 				else if (released == 0) {
 					logger.warn("Job '{}' no longer held its guard when it finished; it ran longer than it could renew",
@@ -470,8 +474,8 @@ final class JobRunner {
 			}
 			else {
 				if (attempt == 1) {
-					logger.warn("Redis failed while finishing a run of job '{}'; sending it again every second: {}",
-							job.name(), error.toString());
+					logger.warn("{} failed while finishing a run of job '{}'; sending it again every second: {}",
+							this.redis, job.name(), error.toString());
 				}
 				CompletableFuture.delayedExecutor(1, TimeUnit.SECONDS)
 					.execute(() -> awaitFinish(job, send.get(), send, finished, giveUpAt, attempt + 1));
@@ -525,7 +529,8 @@ final class JobRunner {
 		sent.orTimeout(this.commandTimeout.toMillis(), TimeUnit.MILLISECONDS)
 			.whenComplete((renewed, error) -> {
 				if (error != null) {
-					logger.warn("Could not renew the guard of job '{}', will retry: {}", run.job().name(), error.toString());
+					logger.warn("Could not renew the guard of job '{}' on {}, will retry: {}", run.job().name(), this.redis,
+							error.toString());
 				}
 				else if (renewed.get(0) == 0L && this.runs.contains(run)) {
 					String reason = "the guard was gone from Redis while the job still ran";
@@ -551,7 +556,8 @@ final class JobRunner {
 		}
 		catch (Exception ex) {
 			reply.cancel(false);
-			logger.warn("Redis failed while {} job '{}'; the firing does not run: {}", doing, job.name(), ex.toString());
+			logger.warn("{} failed while {} job '{}'; the firing does not run: {}", this.redis, doing, job.name(),
+					ex.toString());
 		}
 		return null;
 	}

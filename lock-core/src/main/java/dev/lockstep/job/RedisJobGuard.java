@@ -27,6 +27,7 @@ import dev.lockstep.internal.DurationRules;
 import dev.lockstep.internal.DurationText;
 import dev.lockstep.internal.IsolatedListener;
 import dev.lockstep.internal.NamingRules;
+import dev.lockstep.redis.RedisAddress;
 import dev.lockstep.redis.RedisScripts;
 
 /**
@@ -180,7 +181,7 @@ public final class RedisJobGuard implements JobGuardExecutor, JobGuardRegistry, 
 		JobScripts scripts = new JobScripts(this.redis);
 		scripts.preload(this.commandTimeout);
 		JobRunner runner = new JobRunner(scripts, this.keyPrefix, this.instanceId, this.skewTolerance,
-				this.commandTimeout, this.listener, this.observations);
+				this.commandTimeout, this.listener, this.observations, RedisAddress.of(this.connectionFactory));
 		runner.announce(this::jobs);
 		this.runner = runner;
 		List<GuardedJob> jobs = jobs();

@@ -362,7 +362,10 @@ class JobGuardTests {
 			int runsBeforeOutage = RUNS.size();
 			Instant outage = Instant.now();
 			// fails closed: no firing runs unguarded while the guard cannot reach Redis (three slots)
-			String warning = "Redis failed while claiming a firing of job 'EveryTwoSeconds.tick'; the firing does not run";
+			// the warning names the Redis that was tried and the settings behind it
+			String warning = "Redis at " + redis.host() + ":" + redis.port()
+					+ " (spring.data.redis.host/port or spring.data.redis.url) failed while claiming a firing of job "
+					+ "'EveryTwoSeconds.tick'; the firing does not run";
 			await().atMost(Duration.ofSeconds(30))
 				.until(() -> output.getOut().split(java.util.regex.Pattern.quote(warning), -1).length - 1 >= 3);
 			assertThat(RUNS).as("runs while Redis was down").hasSize(runsBeforeOutage);
