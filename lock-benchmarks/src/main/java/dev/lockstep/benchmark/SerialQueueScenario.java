@@ -2,18 +2,14 @@ package dev.lockstep.benchmark;
 
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
-import org.HdrHistogram.Histogram;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
@@ -56,8 +52,6 @@ final class SerialQueueScenario implements Scenario {
 
 	private static final Duration START_TIMEOUT = Duration.ofMinutes(2);
 
-	private static final Duration FIELD_REPORT_SLEEP = Duration.ofMillis(800);
-
 	private static final JsonMapper JSON = JsonMapper.builder().build();
 
 	private static final int FIRST_RUN_EXTRA_WARMUPS = 3;
@@ -74,7 +68,7 @@ final class SerialQueueScenario implements Scenario {
 
 	@Override
 	public String description() {
-		Workload full = Workload.full();
+		QueueWorkload full = QueueWorkload.full();
 		return String.format(Locale.ROOT, "serial queue: 1 hot group of %d tasks and %d cold groups of %d, %d ms each; "
 				+ "the queue on %d JVMs x %d workers, the blocking designs on %d threads; ideal %d ms",
 				full.hotTasks(), full.coldGroups(), full.coldTasks(), full.workMicros() / 1000, WORKER_JVMS, WORKERS_PER_JVM,
@@ -93,23 +87,23 @@ final class SerialQueueScenario implements Scenario {
 
 	@Override
 	public RunResult run(Library library, RunContext context) throws Exception {
-		Workload workload = context.settings().isQuick() ? Workload.quick() : Workload.full();
+		QueueWorkload workload = context.settings().isQuick() ? QueueWorkload.quick() : QueueWorkload.full();
 		String name = context.key("g-" + library.id());
 		if (!context.settings().isQuick() && library != Library.FIELD_REPORT_QUEUE) {
 			// the worker JVMs' first run starts on code the JIT has not compiled: more warm-up there
 			int warmups = this.warmed.add(library) ? 1 + FIRST_RUN_EXTRA_WARMUPS : 1;
 			for (int i = 1; i <= warmups; i++) {
-				measure(library, name + "-w" + i, Workload.warmup(), context);
+				measure(library, name + "-w" + i, QueueWorkload.warmup(), context);
 			}
 		}
 		return measure(library, name, workload, context).result(workload);
 	}
 
-	private Measured measure(Library library, String name, Workload workload, RunContext context) throws Exception {
+	private QueueMeasurement measure(Library library, String name, QueueWorkload workload, RunContext context) throws Exception {
 		return switch (library) {
 			case LOCKSTEP -> queue(name, workload, context.redis());
 			case LOCKSTEP_SERIAL_GROUP, REDISSON_FAIR -> blocking(library, name, workload, context.redis());
-			case FIELD_REPORT_QUEUE -> fieldReport(name, workload, context.redis(),
+			case FIELD_REPORT_QUEUE -> FieldReportQueue.run(name, workload, context.redis(),
 					context.settings().isQuick() ? Duration.ofSeconds(5) : Duration.ofMinutes(1));
 			default -> throw new IllegalArgumentException(library.title() + " is not in scenario G");
 		};
@@ -131,7 +125,7 @@ final class SerialQueueScenario implements Scenario {
 	}
 
 	/** Lockstep's serial queue: submitted here, run by the worker JVMs. */
-	private Measured queue(String name, Workload workload, BenchmarkRedis redis) throws Exception {
+	private QueueMeasurement queue(String name, QueueWorkload workload, BenchmarkRedis redis) throws Exception {
 		List<GroupWorkerProcess> jvms = workers(redis);
 		sendAll(jvms, "listen " + name + " " + WORKERS_PER_JVM, "listening");
 		LettuceConnectionFactory connections = connect(redis);
@@ -168,7 +162,7 @@ final class SerialQueueScenario implements Scenario {
 			}
 			sendAll(jvms, "stop", "stopped");
 			// the drain check's own reads are not the queue's cost
-			return new Measured(start, runs, commands.total() - polls * commandsPerPoll, commands.per(workload.tasks()));
+			return new QueueMeasurement(start, runs, commands.total() - polls * commandsPerPoll, commands.per(workload.tasks()));
 		}
 		finally {
 			connections.destroy();
@@ -176,7 +170,7 @@ final class SerialQueueScenario implements Scenario {
 	}
 
 	/** A blocking design: 16 threads take the tasks in arrival order and wait for their group's turn. */
-	private static Measured blocking(Library library, String name, Workload workload, BenchmarkRedis redis) throws Exception {
+	private static QueueMeasurement blocking(Library library, String name, QueueWorkload workload, BenchmarkRedis redis) throws Exception {
 		Queue<QueueTask> arrivals = new ConcurrentLinkedQueue<>(workload.arrivals());
 		Queue<QueueTaskRun> runs = new ConcurrentLinkedQueue<>();
 		List<Exception> failures = new java.util.concurrent.CopyOnWriteArrayList<>();
@@ -214,102 +208,11 @@ final class SerialQueueScenario implements Scenario {
 				throw failures.get(0);
 			}
 			CommandCounts commands = redis.commandsExecuted().since(before);
-			return new Measured(start, new ArrayList<>(runs), commands.total(), commands.per(workload.tasks()));
+			return new QueueMeasurement(start, new ArrayList<>(runs), commands.total(), commands.per(workload.tasks()));
 		}
 	}
 
-	/**
-	 * Field report 1's design, as the report tells it: messages in one Redis list (LPUSH on arrival);
-	 * 16 worker threads that take a global queue lock (SET NX PX, 800 ms sleep when it is taken),
-	 * scan the list from the oldest message (LINDEX) for one whose group lock is free (SET NX PX),
-	 * copy it to a key of their own, remove it (LREM), release the queue lock, process it, then
-	 * delete their key and the group lock; 800 ms sleep when no message could be taken. Stopped at
-	 * {@code limit}; the runs so far are reported and the makespan projected from them.
-	 */
-	private static Measured fieldReport(String name, Workload workload, BenchmarkRedis redis, Duration limit) throws Exception {
-		LettuceConnectionFactory connections = connect(redis);
-		try {
-			org.springframework.data.redis.core.StringRedisTemplate template = new org.springframework.data.redis.core.StringRedisTemplate(
-					connections);
-			template.afterPropertiesSet();
-			String list = KEY_PREFIX + name + ":queue";
-			String queueLock = KEY_PREFIX + name + ":queue-lock";
-			CommandCounts before = redis.commandsExecuted();
-			long start = GroupTaskRun.nowMicros();
-			List<String> messages = new ArrayList<>();
-			for (QueueTask task : workload.arrivals()) {
-				messages.add(task.group() + ":" + task.sequence() + ":" + task.workMicros());
-			}
-			template.opsForList().leftPushAll(list, messages);
-			Queue<QueueTaskRun> runs = new ConcurrentLinkedQueue<>();
-			long stopAt = System.nanoTime() + limit.toNanos();
-			CountDownLatch done = new CountDownLatch(THREADS);
-			for (int t = 0; t < THREADS; t++) {
-				String worker = name + "-worker-" + t;
-				Thread thread = new Thread(() -> {
-					try {
-						while (runs.size() < workload.tasks() && System.nanoTime() < stopAt) {
-							if (!Boolean.TRUE.equals(template.opsForValue().setIfAbsent(queueLock, worker, Duration.ofSeconds(30)))) {
-								sleepUntil(FIELD_REPORT_SLEEP, stopAt);
-								continue;
-							}
-							String taken = null;
-							Long length = template.opsForList().size(list);
-							for (long i = -1; length != null && i >= -length && taken == null; i--) {
-								String message = template.opsForList().index(list, i);
-								if (message == null) {
-									break;
-								}
-								String group = message.substring(0, message.indexOf(':'));
-								if (Boolean.TRUE.equals(template.opsForValue()
-									.setIfAbsent(KEY_PREFIX + name + ":group-lock:" + group, worker, Duration.ofMinutes(1)))) {
-									template.opsForValue().set(KEY_PREFIX + worker, message);
-									template.opsForList().remove(list, 1, message);
-									taken = message;
-								}
-							}
-							template.delete(queueLock);
-							if (taken == null) {
-								sleepUntil(FIELD_REPORT_SLEEP, stopAt);
-								continue;
-							}
-							String[] parts = taken.split(":");
-							long begin = GroupTaskRun.nowMicros();
-							LockSupport.parkNanos(Long.parseLong(parts[2]) * 1000);
-							runs.add(new QueueTaskRun(Integer.parseInt(parts[0]), Integer.parseInt(parts[1]), start, begin,
-									GroupTaskRun.nowMicros()));
-							template.delete(KEY_PREFIX + worker);
-							template.delete(KEY_PREFIX + name + ":group-lock:" + parts[0]);
-						}
-					}
-					finally {
-						done.countDown();
-					}
-				}, "bench-g-field-report-" + t);
-				thread.setDaemon(true);
-				thread.start();
-			}
-			if (!done.await(limit.toSeconds() + 60, TimeUnit.SECONDS)) {
-				throw new IllegalStateException("Field report 1's workers did not stop");
-			}
-			CommandCounts commands = redis.commandsExecuted().since(before);
-			List<QueueTaskRun> finished = new ArrayList<>(runs);
-			template.delete(List.of(list, queueLock));
-			return new Measured(start, finished, commands.total(), commands.per(Math.max(1, finished.size())));
-		}
-		finally {
-			connections.destroy();
-		}
-	}
-
-	private static void sleepUntil(Duration sleep, long stopAt) {
-		long left = stopAt - System.nanoTime();
-		if (left > 0) {
-			LockSupport.parkNanos(Math.min(sleep.toNanos(), left));
-		}
-	}
-
-	private static LettuceConnectionFactory connect(BenchmarkRedis redis) {
+	static LettuceConnectionFactory connect(BenchmarkRedis redis) {
 		LettuceConnectionFactory factory = new LettuceConnectionFactory(new RedisStandaloneConfiguration(redis.host(), redis.port()));
 		factory.afterPropertiesSet();
 		factory.start();
@@ -348,116 +251,6 @@ final class SerialQueueScenario implements Scenario {
 		this.workers.forEach(GroupWorkerProcess::close);
 		this.workers.clear();
 		this.warmed.clear();
-	}
-
-	/**
-	 * The workload: {@code hotTasks} in group 0 and {@code coldTasks} in each of {@code coldGroups}
-	 * groups, {@code workMicros} each.
-	 */
-	record Workload(int hotTasks, int coldGroups, int coldTasks, long workMicros) {
-
-		static Workload full() {
-			return new Workload(2000, 200, 5, 2000);
-		}
-
-		/** A smoke run's: the same shape, a tenth of the tasks. */
-		static Workload quick() {
-			return new Workload(200, 20, 5, 2000);
-		}
-
-		/** Unrecorded, before a measured run: compiles the code paths. */
-		static Workload warmup() {
-			return new Workload(1000, 100, 5, 200);
-		}
-
-		int tasks() {
-			return this.hotTasks + this.coldGroups * this.coldTasks;
-		}
-
-		/** The hot group's chain of work, or all work over all workers, whichever is longer. */
-		long idealMicros() {
-			return Math.max(this.hotTasks * this.workMicros, tasks() * this.workMicros / THREADS);
-		}
-
-		/** Two hot tasks to one cold, the cold ones group by group in each round of sequence numbers. */
-		List<QueueTask> arrivals() {
-			List<QueueTask> cold = new ArrayList<>();
-			for (int sequence = 0; sequence < this.coldTasks; sequence++) {
-				for (int group = 1; group <= this.coldGroups; group++) {
-					cold.add(new QueueTask(group, sequence, this.workMicros, 0));
-				}
-			}
-			List<QueueTask> arrivals = new ArrayList<>(tasks());
-			int hot = 0;
-			int coldIndex = 0;
-			while (hot < this.hotTasks || coldIndex < cold.size()) {
-				boolean takeHot = coldIndex >= cold.size()
-						|| (hot < this.hotTasks && (long) hot * cold.size() <= (long) coldIndex * this.hotTasks);
-				arrivals.add(takeHot ? new QueueTask(0, hot++, this.workMicros, 0) : cold.get(coldIndex++));
-			}
-			return arrivals;
-		}
-
-	}
-
-	/** What one run showed: its start, its task runs and the Redis commands it cost. */
-	private record Measured(long startMicros, List<QueueTaskRun> runs, long commands, String commandsPerTask) {
-
-		RunResult result(Workload workload) {
-			Map<Integer, List<QueueTaskRun>> byGroup = new HashMap<>();
-			runs().forEach((run) -> byGroup.computeIfAbsent(run.group(), (group) -> new ArrayList<>()).add(run));
-			long overlaps = 0;
-			long outOfOrder = 0;
-			for (List<QueueTaskRun> group : byGroup.values()) {
-				group.sort(Comparator.comparingLong(QueueTaskRun::startMicros));
-				long previousEnd = Long.MIN_VALUE;
-				int latest = -1;
-				for (QueueTaskRun run : group) {
-					if (run.startMicros() < previousEnd) {
-						overlaps++;
-					}
-					if (run.sequence() < latest) {
-						outOfOrder++;
-					}
-					previousEnd = Math.max(previousEnd, run.endMicros());
-					latest = Math.max(latest, run.sequence());
-				}
-			}
-			long lastEnd = runs().stream().mapToLong(QueueTaskRun::endMicros).max().orElse(this.startMicros);
-			long makespan = lastEnd - this.startMicros;
-			boolean finished = runs().size() == workload.tasks();
-			if (!finished && !runs().isEmpty()) {
-				makespan = makespan * workload.tasks() / runs().size();
-			}
-			Histogram coldWaits = new Histogram(3);
-			runs().stream()
-				.filter((run) -> run.group() != 0)
-				.forEach((run) -> coldWaits.recordValue(Math.max(0, run.startMicros() - run.arrivedMicros())));
-			long coldNotRun = (long) workload.coldGroups() * workload.coldTasks() - runs().stream().filter((run) -> run.group() != 0).count();
-			if (coldNotRun > 0) {
-				coldWaits.recordValueWithCount(Math.max(1, lastEnd - this.startMicros), coldNotRun);
-			}
-			List<QueueTaskRun> hot = byGroup.getOrDefault(0, List.of());
-			Histogram hotGaps = new Histogram(3);
-			for (int i = 1; i < hot.size(); i++) {
-				hotGaps.recordValue(Math.max(0, hot.get(i).startMicros() - hot.get(i - 1).endMicros()));
-			}
-			long hotSpan = hot.isEmpty() ? 0 : hot.get(hot.size() - 1).endMicros() - hot.get(0).startMicros();
-			return new RunResult().with(MAKESPAN.name(), makespan / 1000.0)
-				.with(VERSUS_IDEAL.name(), (double) makespan / workload.idealMicros())
-				.with(COMMANDS.name(), (double) this.commands / Math.max(1, runs().size()))
-				.with(OUT_OF_ORDER.name(), outOfOrder)
-				.withOverlaps(overlaps)
-				.withLatencies(coldWaits)
-				.withNote(String.format(Locale.ROOT, "%d of %d tasks ran%s; hot group: first start %.0f ms, span %.0f ms, gap "
-						+ "between its tasks p50 %.2f ms, p99 %.2f ms; per task: %s", runs().size(), workload.tasks(),
-						finished ? "" : " before the time limit (makespan projected; cold tasks not run count as waiting "
-								+ "the whole run)",
-						hot.isEmpty() ? 0.0 : (hot.get(0).startMicros() - this.startMicros) / 1000.0, hotSpan / 1000.0,
-						hotGaps.getValueAtPercentile(50) / 1000.0, hotGaps.getValueAtPercentile(99) / 1000.0,
-						this.commandsPerTask));
-		}
-
 	}
 
 }
