@@ -24,6 +24,7 @@ import dev.lockstep.LockService;
 import dev.lockstep.SerialGroups;
 import dev.lockstep.aop.LockAnnotationAdvisor;
 import dev.lockstep.group.LockServiceSerialGroups;
+import dev.lockstep.internal.IsolatedListener;
 import dev.lockstep.lock.RedisLockService;
 
 /**
@@ -67,9 +68,9 @@ public final class LockstepAutoConfiguration {
 		return lockService;
 	}
 
-	/** One listener that passes every event to each of {@code listeners}. */
+	/** One listener that passes every event to each of {@code listeners}, in order, each isolated from the others. */
 	public static LockListener combine(List<LockListener> listeners) {
-		return (listeners.size() == 1) ? listeners.get(0) : new CompositeLockListener(listeners);
+		return IsolatedListener.of(listeners);
 	}
 
 	@Bean

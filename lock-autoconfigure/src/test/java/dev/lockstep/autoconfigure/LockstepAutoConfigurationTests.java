@@ -34,6 +34,7 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 
 import dev.lockstep.LockContext;
 import dev.lockstep.LockHandle;
+import dev.lockstep.LockListener;
 import dev.lockstep.LockLostEvent;
 import dev.lockstep.LockService;
 import dev.lockstep.SerialGroups;
@@ -75,6 +76,33 @@ class LockstepAutoConfigurationTests {
 			}
 			assertThat(context.getBean(SerialGroups.class).call("tenant-1", Duration.ofSeconds(1), () -> "ran"))
 				.isEqualTo("ran");
+		});
+	}
+
+	@Test
+	void everyListenerBeanGetsEachEventOnceInOrderAndAFailingOneStopsNeitherTheOthersNorTheLock() {
+		List<String> heard = new java.util.concurrent.CopyOnWriteArrayList<>();
+		this.runner.withBean("first", LockListener.class, () -> new LockListener() {
+			@Override
+			public void acquired(String key, long fencingToken, Duration waited) {
+				heard.add("first " + key);
+				throw new IllegalStateException("the first listener's own bug");
+			}
+		}).withBean("second", LockListener.class, () -> new LockListener() {
+			@Override
+			public void acquired(String key, long fencingToken, Duration waited) {
+				heard.add("second " + key);
+			}
+
+			@Override
+			public void released(String key, Duration held) {
+				heard.add("second released " + key);
+			}
+		}).run((context) -> {
+			try (LockHandle handle = context.getBean(LockService.class).acquire("listened", Duration.ZERO)) {
+				assertThat(handle.isHeld()).isTrue();
+			}
+			assertThat(heard).containsExactly("first listened", "second listened", "second released listened");
 		});
 	}
 

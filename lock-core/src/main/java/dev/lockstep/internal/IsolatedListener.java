@@ -1,6 +1,8 @@
 package dev.lockstep.internal;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.Executor;
 import java.util.concurrent.Executors;
 import java.util.function.Consumer;
@@ -12,8 +14,9 @@ import dev.lockstep.LockListener;
 import dev.lockstep.LockLostEvent;
 
 /**
- * Calls an application's {@link LockListener} so that its failures cannot break locking: an
- * exception is logged and otherwise ignored, and the lock operation carries on. Lost locks and
+ * The one listener pipeline: passes each event to every {@link LockListener} of the application,
+ * in order, so that their failures cannot break locking: an exception is logged and otherwise
+ * ignored, the next listener still gets the event, and the lock operation carries on. Lost locks and
  * late renewals are reported on a thread of their own ({@code lockstep-events}, one for the JVM,
  * in order): they are found on Redis client and timer threads, which a listener that calls Redis,
  * or blocks, would otherwise stall, holding up every other lock's renewals and the application's
@@ -26,10 +29,29 @@ public final class IsolatedListener implements LockListener {
 
 	private static final Executor EVENTS = Executors.newSingleThreadExecutor(DaemonThreads.named("lockstep-events"));
 
-	private final LockListener listener;
+	private final List<LockListener> listeners;
 
-	public IsolatedListener(LockListener listener) {
-		this.listener = listener;
+	private IsolatedListener(List<LockListener> listeners) {
+		this.listeners = listeners;
+	}
+
+	/** {@code listener} isolated; itself when it already is. */
+	public static LockListener of(LockListener listener) {
+		return of(List.of(listener));
+	}
+
+	/** One listener that passes each event to every one of {@code listeners}, in order, each isolated. */
+	public static LockListener of(List<? extends LockListener> listeners) {
+		List<LockListener> all = new ArrayList<>();
+		for (LockListener listener : listeners) {
+			if (listener instanceof IsolatedListener isolated) {
+				all.addAll(isolated.listeners);
+			}
+			else {
+				all.add(listener);
+			}
+		}
+		return new IsolatedListener(List.copyOf(all));
 	}
 
 	@Override
@@ -78,11 +100,13 @@ public final class IsolatedListener implements LockListener {
 	}
 
 	private void call(Consumer<LockListener> event) {
-		try {
-			event.accept(this.listener);
-		}
-		catch (RuntimeException ex) {
-			logger.warn("LockListener {} failed", this.listener, ex);
+		for (LockListener listener : this.listeners) {
+			try {
+				event.accept(listener);
+			}
+			catch (RuntimeException ex) {
+				logger.warn("LockListener {} failed", listener, ex);
+			}
 		}
 	}
 

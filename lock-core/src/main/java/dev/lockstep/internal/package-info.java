@@ -1,6 +1,7 @@
 /**
- * Support shared by Lockstep's features and nothing else: not API, public only so that the
- * feature packages can use it. Applications must not depend on it.
+ * Support shared by Lockstep's features and its own modules (the auto-configuration, the adapters)
+ * and nothing else: not API, public only so that those can use it, and changed without notice.
+ * Applications must not depend on it.
  */
 @NullMarked
 package dev.lockstep.internal;

@@ -110,7 +110,7 @@ public final class RedisJobGuard implements JobGuardExecutor, JobGuardRegistry, 
 
 	/** Receives skips and lost guards; default none. */
 	public void setListener(LockListener listener) {
-		this.listener = new IsolatedListener(listener);
+		this.listener = IsolatedListener.of(listener);
 	}
 
 	/**

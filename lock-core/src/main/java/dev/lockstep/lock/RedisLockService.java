@@ -125,7 +125,7 @@ public final class RedisLockService implements LockService, InitializingBean, Sm
 	/** Receives lock events; default none. */
 	public void setListener(LockListener listener) {
 		Assert.notNull(listener, "LockListener must not be null");
-		this.listener = new IsolatedListener(listener);
+		this.listener = IsolatedListener.of(listener);
 	}
 
 	/** The lease of locks without an explicit lease. */

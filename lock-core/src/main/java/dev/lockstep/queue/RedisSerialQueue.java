@@ -121,7 +121,7 @@ public class RedisSerialQueue implements SerialQueue, SmartLifecycle {
 
 	public void setListener(LockListener listener) {
 		// a listener that throws must not end a worker or leave a task's run unrecorded
-		this.listener = new IsolatedListener(listener);
+		this.listener = IsolatedListener.of(listener);
 	}
 
 	JsonMapper jsonMapper() {
