@@ -9,18 +9,18 @@ import org.jspecify.annotations.Nullable;
 
 import dev.lockstep.redis.LuaScript;
 import dev.lockstep.redis.RedisScripts;
+import dev.lockstep.redis.ScriptSet;
 
 /** The counters' Lua scripts with typed arguments and replies; each call is one round trip. */
 final class CounterScripts {
 
-	private static final LuaScript INCREMENT = LuaScript.load(CounterScripts.class, ScriptOutputType.MULTI,
-			"counter-increment.lua");
+	private static final ScriptSet SCRIPTS = new ScriptSet(CounterScripts.class);
 
-	private static final LuaScript DECREMENT = LuaScript.load(CounterScripts.class, ScriptOutputType.INTEGER,
-			"counter-decrement.lua");
+	private static final LuaScript INCREMENT = SCRIPTS.load(ScriptOutputType.MULTI, "counter-increment.lua");
 
-	private static final LuaScript CURRENT = LuaScript.load(CounterScripts.class, ScriptOutputType.INTEGER,
-			"counter-current.lua");
+	private static final LuaScript DECREMENT = SCRIPTS.load(ScriptOutputType.INTEGER, "counter-decrement.lua");
+
+	private static final LuaScript CURRENT = SCRIPTS.load(ScriptOutputType.INTEGER, "counter-current.lua");
 
 	private final RedisScripts redis;
 
@@ -29,7 +29,7 @@ final class CounterScripts {
 	}
 
 	void preload(Duration wait) {
-		this.redis.preload(List.of(INCREMENT, DECREMENT, CURRENT), wait);
+		SCRIPTS.preload(this.redis, wait);
 	}
 
 	/**

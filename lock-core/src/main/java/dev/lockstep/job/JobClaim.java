@@ -1,9 +1,10 @@
 package dev.lockstep.job;
 
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 
 import org.jspecify.annotations.Nullable;
+
+import dev.lockstep.redis.ScriptSet;
 
 /**
  * What job-claim.lua decided about one firing, decoded from its reply.
@@ -22,18 +23,14 @@ record JobClaim(String owner, int outcome, long token, long serverMillis, String
 		if (outcome == 1) {
 			return new JobClaim(owner, 1, (Long) reply.get(1), (Long) reply.get(2), "", null);
 		}
-		String detail = text(reply.get(1));
+		String detail = ScriptSet.text(reply.get(1));
 		Holder holder = null;
 		if (outcome == 3 && reply.size() >= 6) {
-			String slot = text(reply.get(3));
-			holder = new Holder(text(reply.get(5)), slot.isEmpty() ? null : Long.valueOf(slot), (Long) reply.get(4));
+			String slot = ScriptSet.text(reply.get(3));
+			holder = new Holder(ScriptSet.text(reply.get(5)), slot.isEmpty() ? null : Long.valueOf(slot), (Long) reply.get(4));
 		}
 		return new JobClaim(owner, outcome, 0, (Long) reply.get(2),
 				(outcome == 2) ? "left to " + detail + ", which was elected least recently" : detail, holder);
-	}
-
-	private static String text(Object part) {
-		return (part instanceof byte[] bytes) ? new String(bytes, StandardCharsets.UTF_8) : String.valueOf(part);
 	}
 
 	long start() {

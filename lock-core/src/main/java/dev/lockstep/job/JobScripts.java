@@ -9,25 +9,25 @@ import org.jspecify.annotations.Nullable;
 
 import dev.lockstep.redis.LuaScript;
 import dev.lockstep.redis.RedisScripts;
+import dev.lockstep.redis.ScriptSet;
 
 /** The job guard's Lua scripts with typed arguments; each call is one round trip. */
 final class JobScripts {
 
-	private static final LuaScript CLAIM = LuaScript.load(JobScripts.class, ScriptOutputType.MULTI,
-			RedisScripts.LOCK_VALUES, "job-claim.lua");
+	/** The job guard's scripts, each after the lock values' library ({@code lock-values.lua}). */
+	private static final ScriptSet SCRIPTS = new ScriptSet(JobScripts.class, RedisScripts.LOCK_VALUES);
 
-	private static final LuaScript UNCLAIM = LuaScript.load(JobScripts.class, ScriptOutputType.INTEGER,
-			RedisScripts.LOCK_VALUES, "job-unclaim.lua");
+	private static final LuaScript CLAIM = SCRIPTS.load(ScriptOutputType.MULTI, "job-claim.lua");
 
-	private static final LuaScript FINISH = LuaScript.load(JobScripts.class, ScriptOutputType.INTEGER,
-			RedisScripts.LOCK_VALUES, "job-finish.lua");
+	private static final LuaScript UNCLAIM = SCRIPTS.load(ScriptOutputType.INTEGER, "job-unclaim.lua");
 
-	private static final LuaScript RENEW = LuaScript.load(JobScripts.class, ScriptOutputType.MULTI,
-			RedisScripts.LOCK_VALUES, "job-renew.lua");
+	private static final LuaScript FINISH = SCRIPTS.load(ScriptOutputType.INTEGER, "job-finish.lua");
 
-	private static final LuaScript SKIP = LuaScript.load(JobScripts.class, ScriptOutputType.INTEGER, "job-skip.lua");
+	private static final LuaScript RENEW = SCRIPTS.load(ScriptOutputType.MULTI, "job-renew.lua");
 
-	private static final LuaScript MEMBER = LuaScript.load(JobScripts.class, ScriptOutputType.INTEGER, "job-member.lua");
+	private static final LuaScript SKIP = SCRIPTS.load(ScriptOutputType.INTEGER, "job-skip.lua");
+
+	private static final LuaScript MEMBER = SCRIPTS.load(ScriptOutputType.INTEGER, "job-member.lua");
 
 	private final RedisScripts redis;
 
@@ -37,7 +37,7 @@ final class JobScripts {
 
 	/** Loads the scripts into Redis ahead of the first call; see {@link RedisScripts#preload}. */
 	void preload(Duration wait) {
-		this.redis.preload(List.of(CLAIM, UNCLAIM, FINISH, RENEW, SKIP, MEMBER), wait);
+		SCRIPTS.preload(this.redis, wait);
 	}
 
 	/** {1, token, start}, {0, reason, now}, {2, chosen instance, now} or {3, reason, now, ...}; see job-claim.lua. */

@@ -11,21 +11,25 @@ import org.jspecify.annotations.Nullable;
 import dev.lockstep.LockSnapshot;
 import dev.lockstep.redis.LuaScript;
 import dev.lockstep.redis.RedisScripts;
+import dev.lockstep.redis.ScriptSet;
 
 /** The lock's Lua scripts with typed arguments; each call is one round trip. */
 final class LockScripts {
 
-	private static final LuaScript ACQUIRE = load(ScriptOutputType.INTEGER, "acquire.lua");
+	/** The lock's scripts, each after the lock values' library and the hand-off ({@code handoff.lua}). */
+	private static final ScriptSet SCRIPTS = new ScriptSet(LockScripts.class, RedisScripts.LOCK_VALUES, "handoff.lua");
 
-	private static final LuaScript RELEASE = load(ScriptOutputType.INTEGER, "release.lua");
+	private static final LuaScript ACQUIRE = SCRIPTS.load(ScriptOutputType.INTEGER, "acquire.lua");
 
-	private static final LuaScript CANCEL = load(ScriptOutputType.INTEGER, "cancel.lua");
+	private static final LuaScript RELEASE = SCRIPTS.load(ScriptOutputType.INTEGER, "release.lua");
 
-	private static final LuaScript RENEW = load(ScriptOutputType.MULTI, "renew.lua");
+	private static final LuaScript CANCEL = SCRIPTS.load(ScriptOutputType.INTEGER, "cancel.lua");
 
-	private static final LuaScript HEARTBEAT = load(ScriptOutputType.MULTI, "heartbeat.lua");
+	private static final LuaScript RENEW = SCRIPTS.load(ScriptOutputType.MULTI, "renew.lua");
 
-	private static final LuaScript STATE = load(ScriptOutputType.MULTI, "state.lua");
+	private static final LuaScript HEARTBEAT = SCRIPTS.load(ScriptOutputType.MULTI, "heartbeat.lua");
+
+	private static final LuaScript STATE = SCRIPTS.load(ScriptOutputType.MULTI, "state.lua");
 
 	private final RedisScripts redis;
 
@@ -38,22 +42,18 @@ final class LockScripts {
 
 	/** Loads the scripts into Redis ahead of the first call; see {@link RedisScripts#preload}. */
 	void preload(Duration wait) {
-		this.redis.preload(List.of(ACQUIRE, RELEASE, CANCEL, RENEW, HEARTBEAT, STATE), wait);
-	}
-
-	private static LuaScript load(ScriptOutputType output, String name) {
-		return LuaScript.load(LockScripts.class, output, RedisScripts.LOCK_VALUES, "handoff.lua", name);
+		SCRIPTS.preload(this.redis, wait);
 	}
 
 	/** The lock as Redis holds it and the first {@code maxWaiters} queue entries; see state.lua. */
 	CompletableFuture<LockSnapshot.KeyState> state(LockKeys keys, int maxWaiters) {
 		return this.redis.<List<Object>>run(STATE, keys.lockAndQueue(), List.of(Integer.toString(maxWaiters)))
 			.thenApply((reply) -> {
-				String value = text(reply.get(0));
+				String value = ScriptSet.text(reply.get(0));
 				long leaseLeft = (Long) reply.get(1);
 				List<String> waiters = new ArrayList<>();
 				for (int i = 3; i < reply.size(); i++) {
-					waiters.add(ownerOfEntry(text(reply.get(i))));
+					waiters.add(ownerOfEntry(ScriptSet.text(reply.get(i))));
 				}
 				String[] parts = value.split(":");
 				boolean held = parts.length == 3;
@@ -65,16 +65,12 @@ final class LockScripts {
 	/** The first {@code max} raw queue entries ({@code <instance>:<sequence>:<grant lease>}). */
 	CompletableFuture<List<String>> queue(LockKeys keys, int max) {
 		return this.redis.<List<Object>>run(STATE, keys.lockAndQueue(), List.of(Integer.toString(max)))
-			.thenApply((reply) -> reply.subList(3, reply.size()).stream().map(LockScripts::text).toList());
+			.thenApply((reply) -> reply.subList(3, reply.size()).stream().map(ScriptSet::text).toList());
 	}
 
 	private static String ownerOfEntry(String entry) {
 		int last = entry.lastIndexOf(':');
 		return (last > 0) ? entry.substring(0, last) : entry;
-	}
-
-	private static String text(Object part) {
-		return (part instanceof byte[] bytes) ? new String(bytes, java.nio.charset.StandardCharsets.UTF_8) : String.valueOf(part);
 	}
 
 	/** The token if the lock was taken, 0 if queued ({@code entry} non-empty) or not taken. */

@@ -12,34 +12,36 @@ import org.jspecify.annotations.Nullable;
 
 import dev.lockstep.redis.LuaScript;
 import dev.lockstep.redis.RedisScripts;
+import dev.lockstep.redis.ScriptSet;
 
 /** The queue's Lua scripts with typed arguments and replies; each call is one round trip. */
 @SuppressWarnings("unchecked")
 final class QueueScripts {
 
-	private static final String COMMON = "queue-common.lua";
+	/** The queue's scripts, each after their shared functions ({@code queue-common.lua}). */
+	private static final ScriptSet SCRIPTS = new ScriptSet(QueueScripts.class, "queue-common.lua");
 
-	private static final LuaScript SUBMIT = load(ScriptOutputType.MULTI, "queue-submit.lua");
+	private static final LuaScript SUBMIT = SCRIPTS.load(ScriptOutputType.MULTI, "queue-submit.lua");
 
-	private static final LuaScript TAKE = load(ScriptOutputType.MULTI, "queue-take.lua");
+	private static final LuaScript TAKE = SCRIPTS.load(ScriptOutputType.MULTI, "queue-take.lua");
 
-	private static final LuaScript RENEW = load(ScriptOutputType.MULTI, "queue-renew.lua");
+	private static final LuaScript RENEW = SCRIPTS.load(ScriptOutputType.MULTI, "queue-renew.lua");
 
-	private static final LuaScript FINISH = load(ScriptOutputType.MULTI, "queue-finish.lua");
+	private static final LuaScript FINISH = SCRIPTS.load(ScriptOutputType.MULTI, "queue-finish.lua");
 
-	private static final LuaScript FAIL = load(ScriptOutputType.INTEGER, "queue-fail.lua");
+	private static final LuaScript FAIL = SCRIPTS.load(ScriptOutputType.INTEGER, "queue-fail.lua");
 
-	private static final LuaScript RELEASE = load(ScriptOutputType.INTEGER, "queue-release.lua");
+	private static final LuaScript RELEASE = SCRIPTS.load(ScriptOutputType.INTEGER, "queue-release.lua");
 
-	private static final LuaScript REDRIVE = load(ScriptOutputType.INTEGER, "queue-redrive.lua");
+	private static final LuaScript REDRIVE = SCRIPTS.load(ScriptOutputType.INTEGER, "queue-redrive.lua");
 
-	private static final LuaScript DISCARD = load(ScriptOutputType.INTEGER, "queue-discard.lua");
+	private static final LuaScript DISCARD = SCRIPTS.load(ScriptOutputType.INTEGER, "queue-discard.lua");
 
-	private static final LuaScript UNTAKE = load(ScriptOutputType.VALUE, "queue-untake.lua");
+	private static final LuaScript UNTAKE = SCRIPTS.load(ScriptOutputType.VALUE, "queue-untake.lua");
 
-	private static final LuaScript RECLAIM = load(ScriptOutputType.MULTI, "queue-reclaim.lua");
+	private static final LuaScript RECLAIM = SCRIPTS.load(ScriptOutputType.MULTI, "queue-reclaim.lua");
 
-	private static final LuaScript VIEW = load(ScriptOutputType.MULTI, "queue-view.lua");
+	private static final LuaScript VIEW = SCRIPTS.load(ScriptOutputType.MULTI, "queue-view.lua");
 
 	private final RedisScripts redis;
 
@@ -47,12 +49,8 @@ final class QueueScripts {
 		this.redis = redis;
 	}
 
-	private static LuaScript load(ScriptOutputType output, String script) {
-		return LuaScript.load(QueueScripts.class, output, COMMON, script);
-	}
-
 	void preload(Duration wait) {
-		this.redis.preload(List.of(SUBMIT, TAKE, RENEW, FINISH, FAIL, RELEASE, REDRIVE, DISCARD, UNTAKE, RECLAIM, VIEW), wait);
+		SCRIPTS.preload(this.redis, wait);
 	}
 
 	/** The id of the stored task: this one, or the one stored already under the deduplication id. */
@@ -60,7 +58,7 @@ final class QueueScripts {
 			@Nullable String deduplicationId, Duration window) {
 		return this.redis.<List<Object>>run(SUBMIT, keys.forScripts(), List.of(id, group, payload,
 				(deduplicationId != null) ? deduplicationId : "", Long.toString(window.toMillis()), keys.channel()))
-			.thenApply((reply) -> text(reply.get(1)));
+			.thenApply((reply) -> ScriptSet.text(reply.get(1)));
 	}
 
 	/** The task started for {@code owner}, or the wait until a lease or retry falls due. */
@@ -92,7 +90,7 @@ final class QueueScripts {
 	CompletableFuture<List<String>> reclaim(QueueKeys keys, String instanceId, String ownerPrefix, int maxAttempts) {
 		return this.redis.<List<Object>>run(RECLAIM, keys.forScripts(), List.of(instanceId + ":", ownerPrefix,
 				Integer.toString(maxAttempts), keys.channel()))
-			.thenApply((reply) -> reply.stream().map(QueueScripts::text).toList());
+			.thenApply((reply) -> reply.stream().map(ScriptSet::text).toList());
 	}
 
 	/** The ids among {@code owners}' tasks whose lease is gone. */
@@ -104,7 +102,7 @@ final class QueueScripts {
 			args.add(owner);
 		});
 		return this.redis.<List<Object>>run(RENEW, keys.forScripts(), args)
-			.thenApply((reply) -> reply.stream().map(QueueScripts::text).toList());
+			.thenApply((reply) -> reply.stream().map(ScriptSet::text).toList());
 	}
 
 	/**
@@ -179,7 +177,7 @@ final class QueueScripts {
 		return this.redis.<List<Object>>run(VIEW, keys.forScripts(), List.of("groups", Integer.toString(max)))
 			.thenApply((reply) -> reply.stream().map((entry) -> {
 				List<?> fields = (List<?>) entry;
-				return new QueueGroup(text(fields.get(0)), (Long) fields.get(1), (Long) fields.get(2) == 1L);
+				return new QueueGroup(ScriptSet.text(fields.get(0)), (Long) fields.get(1), (Long) fields.get(2) == 1L);
 			}).toList());
 	}
 
@@ -188,18 +186,11 @@ final class QueueScripts {
 		for (Object entry : reply) {
 			List<?> fields = (List<?>) entry;
 			if (fields.size() == 6) {
-				tasks.add(new TaskFields(text(fields.get(0)), text(fields.get(1)), text(fields.get(2)),
-						Integer.parseInt(text(fields.get(3))), Long.parseLong(text(fields.get(4))), text(fields.get(5))));
+				tasks.add(new TaskFields(ScriptSet.text(fields.get(0)), ScriptSet.text(fields.get(1)), ScriptSet.text(fields.get(2)),
+						Integer.parseInt(ScriptSet.text(fields.get(3))), Long.parseLong(ScriptSet.text(fields.get(4))), ScriptSet.text(fields.get(5))));
 			}
 		}
 		return tasks;
-	}
-
-	static String text(@Nullable Object value) {
-		if (value instanceof byte[] bytes) {
-			return new String(bytes, StandardCharsets.UTF_8);
-		}
-		return String.valueOf(value);
 	}
 
 	/** A task as queue-view.lua reads it. */
@@ -217,8 +208,8 @@ final class QueueScripts {
 			if ((Long) reply.get(0) == 0L) {
 				return new Taken(null, (Long) reply.get(1));
 			}
-			return new Taken(new Started(queue, text(reply.get(1)), owner, text(reply.get(2)), text(reply.get(3)),
-					((Long) reply.get(4)).intValue(), (Long) reply.get(5), text(reply.get(6)), (Long) reply.get(7),
+			return new Taken(new Started(queue, ScriptSet.text(reply.get(1)), owner, ScriptSet.text(reply.get(2)), ScriptSet.text(reply.get(3)),
+					((Long) reply.get(4)).intValue(), (Long) reply.get(5), ScriptSet.text(reply.get(6)), (Long) reply.get(7),
 					(Long) reply.get(8), sentNanos), -1);
 		}
 
