@@ -28,6 +28,7 @@ import dev.lockstep.internal.DurationText;
 import dev.lockstep.lock.LockWaiters.Waiter;
 import dev.lockstep.redis.RedisAddress;
 import dev.lockstep.redis.RedisScripts;
+import dev.lockstep.redis.WakeUpSubscription;
 
 /**
  * The lock protocol of one running {@link RedisLockService}: acquisition, waiting in the queue,
@@ -69,7 +70,7 @@ final class LockEngine {
 
 	private final ScheduledExecutorService timer;
 
-	private final WakeUpChannel wakeUps;
+	private final WakeUpSubscription wakeUps;
 
 	private volatile boolean open = true;
 
@@ -94,7 +95,11 @@ final class LockEngine {
 		this.replies = new RedisReplies(commandTimeout, RedisAddress.of(connectionFactory));
 		this.releases = new PendingReleases(this.scripts, commandTimeout);
 		this.timer = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("lockstep-timer"));
-		this.wakeUps = new WakeUpChannel(connectionFactory, keyPrefix + "wake:" + instance, this.waiters, commandTimeout);
+		// this instance's one subscription, to its own wake-up channel: every lock hands over to this
+		// instance's waiters through it
+		this.wakeUps = new WakeUpSubscription(connectionFactory, "lockstep-wake-ups", "waiters rely on heartbeats");
+		this.wakeUps.listen(keyPrefix + "wake:" + instance, this.waiters);
+		this.wakeUps.start(commandTimeout);
 		long interval = heartbeatInterval.toNanos();
 		this.timer.scheduleWithFixedDelay(this::tick, interval, interval, TimeUnit.NANOSECONDS);
 	}

@@ -4,7 +4,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -38,6 +37,7 @@ import dev.lockstep.internal.DurationText;
 import dev.lockstep.internal.IsolatedListener;
 import dev.lockstep.internal.NamingRules;
 import dev.lockstep.redis.RedisAddress;
+import dev.lockstep.redis.WakeUpSubscription;
 import dev.lockstep.redis.RedisScripts;
 
 /**
@@ -78,7 +78,7 @@ public class RedisSerialQueue implements SerialQueue, SmartLifecycle {
 
 	private @Nullable ScheduledExecutorService timer;
 
-	private @Nullable QueueWakeUps wakeUps;
+	private @Nullable WakeUpSubscription wakeUps;
 
 	private volatile boolean running;
 
@@ -165,7 +165,8 @@ public class RedisSerialQueue implements SerialQueue, SmartLifecycle {
 				this.commandTimeout, this.instanceId, this.listener, RedisAddress.of(this.connectionFactory));
 		this.workers.put(queue, added);
 		if (this.running) {
-			this.wakeUps.listen(keys.channel(), added::wake);
+			this.wakeUps.listen(keys.channel(), (message, pattern) -> added.wake());
+			this.wakeUps.start(Duration.ZERO);
 			added.start(this.timer);
 		}
 	}
@@ -296,9 +297,14 @@ public class RedisSerialQueue implements SerialQueue, SmartLifecycle {
 				DaemonThreads.named("lockstep-queue-timer"));
 		this.timer = started;
 		this.scripts.preload(this.commandTimeout);
-		Map<String, Runnable> channels = new HashMap<>();
-		this.workers.values().forEach((queue) -> channels.put(queue.keys().channel(), queue::wake));
-		this.wakeUps = new QueueWakeUps(this.connectionFactory, channels, this.commandTimeout);
+		// a message on a queue's channel says that a group's next task may start: it wakes one idle worker
+		WakeUpSubscription subscription = new WakeUpSubscription(this.connectionFactory, "lockstep-queue-wake-ups",
+				"idle workers look every " + IdleWorkers.IDLE_LOOK);
+		this.workers.values().forEach((queue) -> subscription.listen(queue.keys().channel(), (message, pattern) -> queue.wake()));
+		if (!this.workers.isEmpty()) {
+			subscription.start(this.commandTimeout);
+		}
+		this.wakeUps = subscription;
 		this.workers.values().forEach((queue) -> queue.start(started));
 		this.running = true;
 		if (!this.workers.isEmpty()) {
