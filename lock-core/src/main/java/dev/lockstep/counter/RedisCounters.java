@@ -2,9 +2,6 @@ package dev.lockstep.counter;
 
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 
 import org.jspecify.annotations.Nullable;
@@ -15,9 +12,10 @@ import org.springframework.util.Assert;
 import dev.lockstep.Counters;
 import dev.lockstep.LockUnavailableException;
 import dev.lockstep.internal.DurationRules;
-import dev.lockstep.internal.DurationText;
 import dev.lockstep.internal.NamingRules;
+import dev.lockstep.redis.RedisAddress;
 import dev.lockstep.redis.RedisScripts;
+import dev.lockstep.redis.ReplyWait;
 
 /**
  * {@link Counters} on Redis: each call is one Lua script on the count's key, so the check against
@@ -35,6 +33,9 @@ public class RedisCounters implements Counters, AutoCloseable {
 
 	private final CounterScripts scripts;
 
+	/** Where Redis is, in words, for messages. */
+	private final String address;
+
 	private String keyPrefix = NamingRules.DEFAULT_KEY_PREFIX;
 
 	private Duration commandTimeout = Duration.ofSeconds(5);
@@ -47,6 +48,7 @@ public class RedisCounters implements Counters, AutoCloseable {
 	public RedisCounters(RedisConnectionFactory connectionFactory) {
 		this.redis = new RedisScripts(connectionFactory);
 		this.scripts = new CounterScripts(this.redis);
+		this.address = RedisAddress.of(connectionFactory);
 	}
 
 	/** Prefix of every key; default {@value NamingRules#DEFAULT_KEY_PREFIX}. */
@@ -136,22 +138,9 @@ public class RedisCounters implements Counters, AutoCloseable {
 
 	/** The reply, waited for at most the command timeout; Redis trouble becomes {@link LockUnavailableException}. */
 	private <T> T await(CompletableFuture<T> reply, CounterKeys keys, String doing) {
-		try {
-			return reply.get(this.commandTimeout.toNanos(), TimeUnit.NANOSECONDS);
-		}
-		catch (TimeoutException ex) {
-			reply.cancel(false);
-			throw new LockUnavailableException("Redis did not answer within " + DurationText.of(this.commandTimeout)
-					+ " while " + doing + " counter '" + keys.key() + "'", ex);
-		}
-		catch (ExecutionException ex) {
-			throw new LockUnavailableException("Redis failed while " + doing + " counter '" + keys.key() + "': "
-					+ ex.getCause().getMessage(), ex.getCause());
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			throw new LockUnavailableException("Interrupted while " + doing + " counter '" + keys.key() + "'", ex);
-		}
+		String what = doing + " counter '" + keys.key() + "'";
+		return new ReplyWait(this.commandTimeout, this.address).await(reply, what, LockUnavailableException::new,
+				(ex) -> new LockUnavailableException("Interrupted while " + what, ex));
 	}
 
 }

@@ -33,6 +33,7 @@ import dev.lockstep.LockLostEvent;
 import dev.lockstep.internal.DaemonThreads;
 import dev.lockstep.internal.DurationText;
 import dev.lockstep.internal.InFlightWork;
+import dev.lockstep.redis.ReplyWait;
 
 /**
  * Runs the firings this instance wins: claims each firing in Redis, renews the guard while the
@@ -548,14 +549,12 @@ final class JobRunner {
 	/** The reply, or null (logged) when Redis failed: a guarded job then skips its firing rather than run unguarded. */
 	private <T> @Nullable T await(CompletableFuture<T> reply, GuardedJob job, String doing) {
 		try {
-			return reply.get(this.commandTimeout.toMillis(), TimeUnit.MILLISECONDS);
+			return new ReplyWait(this.commandTimeout, this.redis).get(reply);
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
-			reply.cancel(false);
 		}
 		catch (Exception ex) {
-			reply.cancel(false);
 			logger.warn("{} failed while {} job '{}'; the firing does not run: {}", this.redis, doing, job.name(),
 					ex.toString());
 		}

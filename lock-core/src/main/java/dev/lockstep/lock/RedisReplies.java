@@ -2,15 +2,13 @@ package dev.lockstep.lock;
 
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 
 import org.jspecify.annotations.Nullable;
 
 import dev.lockstep.LockNotAcquiredException;
 import dev.lockstep.LockUnavailableException;
 import dev.lockstep.internal.DurationText;
+import dev.lockstep.redis.ReplyWait;
 
 /**
  * Waits for a script's reply on the caller's thread, for no longer than the command timeout,
@@ -18,34 +16,16 @@ import dev.lockstep.internal.DurationText;
  */
 final class RedisReplies {
 
-	private final Duration commandTimeout;
-
-	/** Where Redis was tried, in words ({@link dev.lockstep.redis.RedisAddress}). */
-	private final String redis;
+	private final ReplyWait wait;
 
 	RedisReplies(Duration commandTimeout, String redis) {
-		this.commandTimeout = commandTimeout;
-		this.redis = redis;
+		this.wait = new ReplyWait(commandTimeout, redis);
 	}
 
 	/** The reply; {@code doing} is the verb for messages ("acquiring"), {@code waitTime} the caller's wait or null. */
 	<T> T await(CompletableFuture<T> reply, LockKeys keys, String doing, @Nullable Duration waitTime) {
-		try {
-			return reply.get(this.commandTimeout.toNanos(), TimeUnit.NANOSECONDS);
-		}
-		catch (TimeoutException ex) {
-			reply.cancel(false);
-			throw new LockUnavailableException(this.redis + " did not answer within " + DurationText.of(this.commandTimeout)
-					+ " while " + doing + " lock '" + keys.key() + "'" + waitNote(waitTime), ex);
-		}
-		catch (ExecutionException ex) {
-			throw new LockUnavailableException(this.redis + " failed while " + doing + " lock '" + keys.key() + "'"
-					+ waitNote(waitTime) + ": " + ex.getCause().getMessage(), ex.getCause());
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			throw interrupted(keys, ex);
-		}
+		return this.wait.await(reply, doing + " lock '" + keys.key() + "'" + waitNote(waitTime), LockUnavailableException::new,
+				(ex) -> interrupted(keys, ex));
 	}
 
 	static LockNotAcquiredException interrupted(LockKeys keys, InterruptedException ex) {

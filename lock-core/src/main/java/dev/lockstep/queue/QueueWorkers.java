@@ -20,6 +20,7 @@ import dev.lockstep.LockListener;
 import dev.lockstep.SerialTask;
 import dev.lockstep.internal.DaemonThreads;
 import dev.lockstep.internal.DurationText;
+import dev.lockstep.redis.ReplyWait;
 
 /**
  * The workers of one queue on this instance: {@code concurrency} threads that each take a task
@@ -48,6 +49,9 @@ final class QueueWorkers {
 	private final QueueScripts scripts;
 
 	private final Duration commandTimeout;
+
+	/** Waits for a reply on a worker's thread, at most the command timeout. */
+	private final ReplyWait replies;
 
 	private final String instanceId;
 
@@ -83,6 +87,7 @@ final class QueueWorkers {
 		this.instanceId = instanceId;
 		this.listener = listener;
 		this.redis = redis;
+		this.replies = new ReplyWait(commandTimeout, redis);
 		this.running = new LeaseRenewals(keys, settings, scripts, commandTimeout);
 		this.idle = new IdleWorkers(concurrency);
 		this.owners = new TakeOwners(instanceId, keys, scripts);
@@ -350,13 +355,7 @@ final class QueueWorkers {
 	}
 
 	private <T> T await(CompletableFuture<T> reply) throws InterruptedException, ExecutionException, TimeoutException {
-		try {
-			return reply.get(this.commandTimeout.toNanos(), TimeUnit.NANOSECONDS);
-		}
-		catch (TimeoutException ex) {
-			reply.cancel(false);
-			throw ex;
-		}
+		return this.replies.get(reply);
 	}
 
 	private static void sleep(Duration duration) {

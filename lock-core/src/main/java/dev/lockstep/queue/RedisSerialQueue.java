@@ -9,12 +9,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -33,10 +30,10 @@ import dev.lockstep.SerialQueueException;
 import dev.lockstep.SerialTask;
 import dev.lockstep.internal.DaemonThreads;
 import dev.lockstep.internal.DurationRules;
-import dev.lockstep.internal.DurationText;
 import dev.lockstep.internal.IsolatedListener;
 import dev.lockstep.internal.NamingRules;
 import dev.lockstep.redis.RedisAddress;
+import dev.lockstep.redis.ReplyWait;
 import dev.lockstep.redis.WakeUpSubscription;
 import dev.lockstep.redis.RedisScripts;
 
@@ -261,21 +258,8 @@ public class RedisSerialQueue implements SerialQueue, SmartLifecycle {
 	}
 
 	private <T> T await(CompletableFuture<T> reply, String doing) {
-		try {
-			return reply.get(this.commandTimeout.toNanos(), TimeUnit.NANOSECONDS);
-		}
-		catch (TimeoutException ex) {
-			reply.cancel(false);
-			throw new SerialQueueException(RedisAddress.of(this.connectionFactory) + " did not answer within "
-					+ DurationText.of(this.commandTimeout) + " while " + doing, ex);
-		}
-		catch (ExecutionException ex) {
-			throw new SerialQueueException(RedisAddress.of(this.connectionFactory) + " failed while " + doing + ": " + ex.getCause().getMessage(), ex.getCause());
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			throw new SerialQueueException("Interrupted while " + doing, ex);
-		}
+		return new ReplyWait(this.commandTimeout, RedisAddress.of(this.connectionFactory)).await(reply, doing,
+				SerialQueueException::new, (ex) -> new SerialQueueException("Interrupted while " + doing, ex));
 	}
 
 	/** Time-ordered ids: the submit time in base 36, then 12 random base-36 digits. */
