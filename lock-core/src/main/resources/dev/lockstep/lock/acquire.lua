@@ -5,12 +5,11 @@
 -- ARGV[1] owner id, ARGV[2] lease in ms, ARGV[3] queue entry ('' for a single attempt),
 -- ARGV[4] queue time-to-live in ms, ARGV[5] wake-up channel prefix
 -- Returns the fencing token (> 0) when the caller holds the lock now, 0 otherwise.
-local current = redis.call('GET', KEYS[1])
-if current then
-  local holder, token = holder_of(current)
-  if holder == ARGV[1] then
-    return token
-  end
+local current, mine = held_by(KEYS[1], ARGV[1])
+if mine then
+  return mine
+elseif current then
+  -- held by another: queue below
 elseif redis.call('EXISTS', KEYS[2]) == 0 then
   local token = clock_token()
   redis.call('SET', KEYS[1], ARGV[1] .. ':' .. format_token(token), 'PX', ARGV[2])

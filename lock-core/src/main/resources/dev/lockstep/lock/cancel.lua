@@ -5,12 +5,11 @@
 -- Returns the fencing token when the caller holds the lock, 0 otherwise.
 redis.call('LREM', KEYS[2], 0, ARGV[2])
 redis.call('HDEL', KEYS[3], ARGV[2])
-local current = redis.call('GET', KEYS[1])
-if current then
-  local holder, token = holder_of(current)
-  if holder == ARGV[1] then
-    return token
-  end
+local current, mine = held_by(KEYS[1], ARGV[1])
+if mine then
+  return mine
+elseif current then
+  -- held by another: it hands on when it releases
 elseif redis.call('EXISTS', KEYS[2]) == 1 then
   grant_next(KEYS[1], KEYS[2], nil, ARGV[3])
 else

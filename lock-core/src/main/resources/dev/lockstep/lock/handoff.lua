@@ -2,6 +2,18 @@
 -- no keys, no arguments. A wait-queue entry is '<instance>:<sequence>:<grant lease in ms>'; the
 -- owner id is the first two parts.
 
+-- The lock's value (false when nobody holds it) and, when owner holds it, its fencing token.
+local function held_by(lock, owner)
+  local current = redis.call('GET', lock)
+  if current then
+    local holder, token = holder_of(current)
+    if holder == owner then
+      return current, token
+    end
+  end
+  return current, nil
+end
+
 -- Pops the head of the wait queue, makes it the holder with the lease its entry asks for (the short
 -- liveness lease: the waiter confirms the grant and extends it to its own lease, see renew.lua) and
 -- tells its instance. Returns its owner id and token, or nil when nobody is waiting.
