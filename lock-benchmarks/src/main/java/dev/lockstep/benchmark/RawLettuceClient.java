@@ -9,7 +9,7 @@ import io.lettuce.core.SetArgs;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
 
-import dev.lockstep.redis.LuaScript;
+import dev.lockstep.internal.redis.LuaScript;
 
 /**
  * The floor: the fewest round trips a correct owner-checked lock can make. {@code SET key token

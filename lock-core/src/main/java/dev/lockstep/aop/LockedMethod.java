@@ -5,7 +5,7 @@ import java.util.concurrent.CompletionStage;
 
 import org.jspecify.annotations.Nullable;
 
-import dev.lockstep.spel.KeyExpression;
+import dev.lockstep.internal.spel.KeyExpression;
 
 /**
  * What an annotated method asks for, resolved and checked once per method.

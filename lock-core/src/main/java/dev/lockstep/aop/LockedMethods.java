@@ -11,7 +11,7 @@ import org.springframework.util.StringUtils;
 import dev.lockstep.annotation.DistributedLock;
 import dev.lockstep.annotation.SerialGroup;
 import dev.lockstep.internal.DurationRules;
-import dev.lockstep.spel.KeyExpression;
+import dev.lockstep.internal.spel.KeyExpression;
 
 /**
  * Finds {@link DistributedLock} and {@link SerialGroup} on methods and resolves them once: names,

@@ -13,9 +13,9 @@ import dev.lockstep.Counters;
 import dev.lockstep.LockUnavailableException;
 import dev.lockstep.internal.DurationRules;
 import dev.lockstep.internal.NamingRules;
-import dev.lockstep.redis.RedisAddress;
-import dev.lockstep.redis.RedisScripts;
-import dev.lockstep.redis.ReplyWait;
+import dev.lockstep.internal.redis.RedisAddress;
+import dev.lockstep.internal.redis.RedisScripts;
+import dev.lockstep.internal.redis.ReplyWait;
 
 /**
  * {@link Counters} on Redis: each call is one Lua script on the count's key, so the check against

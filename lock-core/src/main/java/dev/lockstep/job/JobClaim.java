@@ -4,7 +4,7 @@ import java.util.List;
 
 import org.jspecify.annotations.Nullable;
 
-import dev.lockstep.redis.ScriptSet;
+import dev.lockstep.internal.redis.ScriptSet;
 
 /**
  * What job-claim.lua decided about one firing, decoded from its reply.

@@ -33,7 +33,7 @@ import dev.lockstep.LockLostEvent;
 import dev.lockstep.internal.DaemonThreads;
 import dev.lockstep.internal.DurationText;
 import dev.lockstep.internal.InFlightWork;
-import dev.lockstep.redis.ReplyWait;
+import dev.lockstep.internal.redis.ReplyWait;
 
 /**
  * Runs the firings this instance wins: claims each firing in Redis, renews the guard while the

@@ -7,9 +7,9 @@ import java.util.concurrent.CompletableFuture;
 import io.lettuce.core.ScriptOutputType;
 import org.jspecify.annotations.Nullable;
 
-import dev.lockstep.redis.LuaScript;
-import dev.lockstep.redis.RedisScripts;
-import dev.lockstep.redis.ScriptSet;
+import dev.lockstep.internal.redis.LuaScript;
+import dev.lockstep.internal.redis.RedisScripts;
+import dev.lockstep.internal.redis.ScriptSet;
 
 /** The job guard's Lua scripts with typed arguments; each call is one round trip. */
 final class JobScripts {

@@ -27,8 +27,8 @@ import dev.lockstep.internal.DurationRules;
 import dev.lockstep.internal.DurationText;
 import dev.lockstep.internal.IsolatedListener;
 import dev.lockstep.internal.NamingRules;
-import dev.lockstep.redis.RedisAddress;
-import dev.lockstep.redis.RedisScripts;
+import dev.lockstep.internal.redis.RedisAddress;
+import dev.lockstep.internal.redis.RedisScripts;
 
 /**
  * The job guard on Redis: decides per firing which instance runs a guarded job, keeps the guard

@@ -12,7 +12,7 @@ import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import dev.lockstep.redis.RedisScripts;
+import dev.lockstep.internal.redis.RedisScripts;
 
 /**
  * Renews the leases of held locks that have no explicit lease, a third of the lease after the

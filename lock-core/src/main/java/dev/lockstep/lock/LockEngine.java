@@ -25,10 +25,10 @@ import dev.lockstep.LockUnavailableException;
 import dev.lockstep.internal.DaemonThreads;
 import dev.lockstep.internal.DurationRules;
 import dev.lockstep.internal.DurationText;
+import dev.lockstep.internal.redis.RedisAddress;
+import dev.lockstep.internal.redis.RedisScripts;
+import dev.lockstep.internal.redis.WakeUpSubscription;
 import dev.lockstep.lock.LockWaiters.Waiter;
-import dev.lockstep.redis.RedisAddress;
-import dev.lockstep.redis.RedisScripts;
-import dev.lockstep.redis.WakeUpSubscription;
 
 /**
  * The lock protocol of one running {@link RedisLockService}: acquisition, waiting in the queue,

@@ -9,9 +9,9 @@ import io.lettuce.core.ScriptOutputType;
 import org.jspecify.annotations.Nullable;
 
 import dev.lockstep.LockSnapshot;
-import dev.lockstep.redis.LuaScript;
-import dev.lockstep.redis.RedisScripts;
-import dev.lockstep.redis.ScriptSet;
+import dev.lockstep.internal.redis.LuaScript;
+import dev.lockstep.internal.redis.RedisScripts;
+import dev.lockstep.internal.redis.ScriptSet;
 
 /** The lock's Lua scripts with typed arguments; each call is one round trip. */
 final class LockScripts {

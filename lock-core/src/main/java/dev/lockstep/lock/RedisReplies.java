@@ -8,7 +8,7 @@ import org.jspecify.annotations.Nullable;
 import dev.lockstep.LockNotAcquiredException;
 import dev.lockstep.LockUnavailableException;
 import dev.lockstep.internal.DurationText;
-import dev.lockstep.redis.ReplyWait;
+import dev.lockstep.internal.redis.ReplyWait;
 
 /**
  * Waits for a script's reply on the caller's thread, for no longer than the command timeout,

@@ -10,9 +10,9 @@ import java.util.concurrent.CompletableFuture;
 import io.lettuce.core.ScriptOutputType;
 import org.jspecify.annotations.Nullable;
 
-import dev.lockstep.redis.LuaScript;
-import dev.lockstep.redis.RedisScripts;
-import dev.lockstep.redis.ScriptSet;
+import dev.lockstep.internal.redis.LuaScript;
+import dev.lockstep.internal.redis.RedisScripts;
+import dev.lockstep.internal.redis.ScriptSet;
 
 /** The queue's Lua scripts with typed arguments and replies; each call is one round trip. */
 @SuppressWarnings("unchecked")

@@ -20,7 +20,7 @@ import dev.lockstep.LockListener;
 import dev.lockstep.SerialTask;
 import dev.lockstep.internal.DaemonThreads;
 import dev.lockstep.internal.DurationText;
-import dev.lockstep.redis.ReplyWait;
+import dev.lockstep.internal.redis.ReplyWait;
 
 /**
  * The workers of one queue on this instance: {@code concurrency} threads that each take a task
@@ -59,7 +59,7 @@ final class QueueWorkers {
 
 	private final IdleWorkers idle;
 
-	/** Where Redis is tried, in words ({@link dev.lockstep.redis.RedisAddress}), for messages. */
+	/** Where Redis is tried, in words ({@link dev.lockstep.internal.redis.RedisAddress}), for messages. */
 	private final String redis;
 
 	/** The running tasks and their leases' renewals. */

@@ -32,10 +32,10 @@ import dev.lockstep.internal.DaemonThreads;
 import dev.lockstep.internal.DurationRules;
 import dev.lockstep.internal.IsolatedListener;
 import dev.lockstep.internal.NamingRules;
-import dev.lockstep.redis.RedisAddress;
-import dev.lockstep.redis.ReplyWait;
-import dev.lockstep.redis.WakeUpSubscription;
-import dev.lockstep.redis.RedisScripts;
+import dev.lockstep.internal.redis.RedisAddress;
+import dev.lockstep.internal.redis.RedisScripts;
+import dev.lockstep.internal.redis.ReplyWait;
+import dev.lockstep.internal.redis.WakeUpSubscription;
 
 /**
  * {@link SerialQueue} on Redis, and the workers that run the queues this instance listens to. A

@@ -5,7 +5,7 @@ import java.util.List;
 
 import org.jspecify.annotations.Nullable;
 
-import dev.lockstep.spel.KeyExpression;
+import dev.lockstep.internal.spel.KeyExpression;
 
 /**
  * The rate limits of one annotated method, resolved and checked once, in the order declared.

@@ -17,7 +17,7 @@ import dev.lockstep.aop.AnnotatedMethods;
 import dev.lockstep.aop.MethodAttributes;
 import dev.lockstep.internal.DurationRules;
 import dev.lockstep.internal.NamingRules;
-import dev.lockstep.spel.KeyExpression;
+import dev.lockstep.internal.spel.KeyExpression;
 
 /**
  * Finds {@link RateLimited} (repeated or not) on methods and resolves each once: names,

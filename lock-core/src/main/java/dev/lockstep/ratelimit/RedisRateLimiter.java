@@ -21,8 +21,8 @@ import dev.lockstep.RateLimiter;
 import dev.lockstep.internal.DurationRules;
 import dev.lockstep.internal.DurationText;
 import dev.lockstep.internal.NamingRules;
-import dev.lockstep.redis.LuaScript;
-import dev.lockstep.redis.RedisScripts;
+import dev.lockstep.internal.redis.LuaScript;
+import dev.lockstep.internal.redis.RedisScripts;
 
 /**
  * {@link RateLimiter} on Redis: each call is one Lua script ({@code rate-limit.lua}) on the key's

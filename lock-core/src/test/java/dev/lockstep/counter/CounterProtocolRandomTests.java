@@ -11,8 +11,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
+import dev.lockstep.internal.redis.RedisScripts;
 import dev.lockstep.lock.RedisFixture;
-import dev.lockstep.redis.RedisScripts;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

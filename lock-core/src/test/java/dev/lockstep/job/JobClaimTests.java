@@ -31,8 +31,8 @@ import org.springframework.scheduling.support.CronTrigger;
 import dev.lockstep.GuardedJob;
 import dev.lockstep.JobNextSlot;
 import dev.lockstep.LockListener;
+import dev.lockstep.internal.redis.RedisScripts;
 import dev.lockstep.lock.RedisConnections;
-import dev.lockstep.redis.RedisScripts;
 import dev.lockstep.testing.FaultProxy;
 import dev.lockstep.testing.TestRedis;
 

@@ -21,8 +21,8 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
+import dev.lockstep.internal.redis.RedisScripts;
 import dev.lockstep.lock.RedisConnections;
-import dev.lockstep.redis.RedisScripts;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;

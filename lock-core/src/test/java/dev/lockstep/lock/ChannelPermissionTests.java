@@ -16,7 +16,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 import dev.lockstep.LockHandle;
 import dev.lockstep.LockListener;
 import dev.lockstep.LockLostEvent;
-import dev.lockstep.redis.RedisScripts;
+import dev.lockstep.internal.redis.RedisScripts;
 import dev.lockstep.testing.RedisServer;
 
 import static org.assertj.core.api.Assertions.assertThat;

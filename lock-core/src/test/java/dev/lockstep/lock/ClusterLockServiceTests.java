@@ -63,7 +63,7 @@ class ClusterLockServiceTests extends LockServiceContractTests {
 			thread.start();
 			awaitQueueLength("tenant-9:orders", 1);
 			Set<Integer> slots = RedisConnections.keys(this.redis, this.prefix).stream()
-				.map(dev.lockstep.redis.RedisScripts::slot)
+				.map(dev.lockstep.internal.redis.RedisScripts::slot)
 				.collect(Collectors.toSet());
 			assertThat(RedisConnections.keys(this.redis, this.prefix)).hasSizeGreaterThanOrEqualTo(2);
 			assertThat(slots).hasSize(1);

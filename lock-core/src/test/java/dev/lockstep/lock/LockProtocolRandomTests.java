@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Timeout;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
-import dev.lockstep.redis.RedisScripts;
+import dev.lockstep.internal.redis.RedisScripts;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;

@@ -124,7 +124,7 @@ class WaiterLivenessTests {
 	void aHeartbeatNeverWritesAWaitersEntryButReportsItMissing() throws Exception {
 		// Only a waiting thread writes its own entry: a heartbeat that raced its departure could
 		// otherwise bring back the entry of a waiter that has given up, and the lock would go to nobody.
-		try (dev.lockstep.redis.RedisScripts redis = new dev.lockstep.redis.RedisScripts(this.redis.factory())) {
+		try (dev.lockstep.internal.redis.RedisScripts redis = new dev.lockstep.internal.redis.RedisScripts(this.redis.factory())) {
 			LockScripts scripts = new LockScripts(redis, this.redis.prefix() + "wake:");
 			LockKeys keys = LockKeys.of(this.redis.prefix(), "k");
 			this.redis.template().opsForValue().set(keys.lock(), "other:1:42", Duration.ofSeconds(30));

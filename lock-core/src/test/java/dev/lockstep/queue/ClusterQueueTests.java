@@ -16,8 +16,8 @@ import org.junit.jupiter.api.Timeout;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import dev.lockstep.QueueStats;
+import dev.lockstep.internal.redis.RedisScripts;
 import dev.lockstep.lock.RedisConnections;
-import dev.lockstep.redis.RedisScripts;
 import dev.lockstep.testing.RedisCluster;
 
 import static org.assertj.core.api.Assertions.assertThat;

@@ -19,8 +19,8 @@ import org.springframework.data.redis.core.RedisCallback;
 
 import dev.lockstep.QueueStats;
 import dev.lockstep.SerialTask;
+import dev.lockstep.internal.redis.RedisScripts;
 import dev.lockstep.lock.RedisFixture;
-import dev.lockstep.redis.RedisScripts;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;

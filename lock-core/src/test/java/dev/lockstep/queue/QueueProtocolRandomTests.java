@@ -21,8 +21,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
+import dev.lockstep.internal.redis.RedisScripts;
 import dev.lockstep.lock.RedisFixture;
-import dev.lockstep.redis.RedisScripts;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

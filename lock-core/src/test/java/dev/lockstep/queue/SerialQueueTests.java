@@ -411,7 +411,7 @@ class SerialQueueTests {
 		String abandoned = dead.submit(QUEUE, "g", new Item("g", 0, 0));
 		dead.submit(QUEUE, "g", new Item("g", 1, 0));
 		// an instance takes the task and dies: nobody renews it
-		QueueScripts scripts = new QueueScripts(new dev.lockstep.redis.RedisScripts(this.redis.factory()));
+		QueueScripts scripts = new QueueScripts(new dev.lockstep.internal.redis.RedisScripts(this.redis.factory()));
 		QueueScripts.Taken taken = scripts.take(QueueKeys.of(this.redis.prefix(), QUEUE), "gone:1", leaseOf(Duration.ofSeconds(2)))
 			.get(10, TimeUnit.SECONDS);
 		assertThat(taken.task().id()).isEqualTo(abandoned);

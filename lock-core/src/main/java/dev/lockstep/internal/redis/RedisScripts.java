@@ -1,4 +1,4 @@
-package dev.lockstep.redis;
+package dev.lockstep.internal.redis;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -32,7 +32,7 @@ public final class RedisScripts implements AutoCloseable {
 	 * The Lua functions every script that reads or writes a lock value shares (owner id and fencing
 	 * token: {@code holder_of}, {@code clock_token}, {@code format_token}); load it first.
 	 */
-	public static final String LOCK_VALUES = "/dev/lockstep/redis/lock-values.lua";
+	public static final String LOCK_VALUES = "/dev/lockstep/internal/redis/lock-values.lua";
 
 	private final LettuceConnectionFactory connectionFactory;
 

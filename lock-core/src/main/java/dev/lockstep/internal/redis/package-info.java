@@ -3,6 +3,6 @@
  * application's Lettuce connection. Internal to Lockstep.
  */
 @NullMarked
-package dev.lockstep.redis;
+package dev.lockstep.internal.redis;
 
 import org.jspecify.annotations.NullMarked;

@@ -1,4 +1,4 @@
-package dev.lockstep.redis;
+package dev.lockstep.internal.redis;
 
 import java.net.ServerSocket;
 import java.time.Duration;

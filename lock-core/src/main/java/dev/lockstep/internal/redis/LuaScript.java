@@ -1,4 +1,4 @@
-package dev.lockstep.redis;
+package dev.lockstep.internal.redis;
 
 import java.io.IOException;
 import java.io.InputStream;

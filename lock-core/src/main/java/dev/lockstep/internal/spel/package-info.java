@@ -3,6 +3,6 @@
  * properties and instance methods. Internal to Lockstep.
  */
 @NullMarked
-package dev.lockstep.spel;
+package dev.lockstep.internal.spel;
 
 import org.jspecify.annotations.NullMarked;

@@ -1,4 +1,4 @@
-package dev.lockstep.spel;
+package dev.lockstep.internal.spel;
 
 import java.lang.reflect.Method;
 import java.util.LinkedHashSet;

@@ -1,4 +1,4 @@
-package dev.lockstep.redis;
+package dev.lockstep.internal.redis;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
