@@ -109,6 +109,9 @@ class LockstepLockRegistryTests {
 			.havingCause()
 			.isInstanceOf(IllegalMonitorStateException.class)
 			.withMessageContaining("'integration:orders'");
+		assertThatExceptionOfType(IllegalMonitorStateException.class)
+			.as("the same key's lock of another instance")
+			.isThrownBy(() -> onOtherThreadThrowing(() -> this.instanceB.obtain("orders").unlock()));
 		assertThat(onOtherThread(() -> this.instanceB.obtain("orders").tryLock())).isFalse();
 		lock.unlock();
 		assertThatExceptionOfType(IllegalMonitorStateException.class).isThrownBy(lock::unlock);
@@ -167,6 +170,67 @@ class LockstepLockRegistryTests {
 		lock.unlock();
 		assertThat(onOtherThread(() -> tryAndUnlock(this.instanceB.obtain("orders"))))
 			.as("the interrupted waiter left nothing behind").isTrue();
+	}
+
+	@Test
+	void anInterruptedThreadDoesNotTakeTheLockInterruptibly() throws Exception {
+		Lock lock = this.instanceA.obtain("orders");
+		Thread.currentThread().interrupt();
+		try {
+			assertThatExceptionOfType(InterruptedException.class).isThrownBy(lock::lockInterruptibly);
+		}
+		finally {
+			Thread.interrupted();
+		}
+		assertThat(onOtherThread(() -> tryAndUnlock(this.instanceB.obtain("orders")))).as("left free").isTrue();
+	}
+
+	@Test
+	void tryLockWithATimeoutThrowsWhenInterruptedWhileWaiting() throws Exception {
+		Lock lock = this.instanceA.obtain("orders");
+		lock.lock();
+		CompletableFuture<Object> outcome = new CompletableFuture<>();
+		Thread waiter = new Thread(() -> {
+			try {
+				outcome.complete(this.instanceB.obtain("orders").tryLock(20, TimeUnit.SECONDS));
+			}
+			catch (Throwable ex) {
+				outcome.complete(ex);
+			}
+		});
+		waiter.start();
+		Thread.sleep(300);
+		assertThat(outcome).isNotDone();
+		waiter.interrupt();
+		assertThat(outcome.get(10, TimeUnit.SECONDS)).isInstanceOf(InterruptedException.class);
+		waiter.join(10_000);
+		lock.unlock();
+		assertThat(onOtherThread(() -> tryAndUnlock(this.instanceB.obtain("orders"))))
+			.as("the interrupted waiter left nothing behind").isTrue();
+	}
+
+	@Test
+	void lockGoesOnWaitingWhenInterruptedAndKeepsTheInterrupt() throws Exception {
+		Lock lock = this.instanceA.obtain("orders");
+		lock.lock();
+		CompletableFuture<Boolean> interruptedWhenTaken = new CompletableFuture<>();
+		Thread waiter = new Thread(() -> {
+			Lock other = this.instanceB.obtain("orders");
+			other.lock();
+			interruptedWhenTaken.complete(Thread.currentThread().isInterrupted());
+			other.unlock();
+		});
+		waiter.start();
+		Thread.sleep(300);
+		waiter.interrupt();
+		Thread.sleep(300);
+		assertThat(interruptedWhenTaken).as("still waiting after the interrupt").isNotDone();
+		lock.unlock();
+		assertThat(interruptedWhenTaken.get(10, TimeUnit.SECONDS)).as("taken, the interrupt kept").isTrue();
+		waiter.join(10_000);
+		assertThat(waiter.isAlive()).isFalse();
+		assertThat(onOtherThread(() -> tryAndUnlock(this.instanceA.obtain("orders"))))
+			.as("its unlock, with the interrupt set, released it").isTrue();
 	}
 
 	@Test

@@ -21,6 +21,7 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 
 import dev.lockstep.LockSnapshot;
 import dev.lockstep.lock.RedisLockService;
+import dev.lockstep.testing.Await;
 import dev.lockstep.testing.TestRedis;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -189,18 +190,8 @@ class LockstepLockProviderTests {
 	}
 
 	/** Polls {@code condition} every 20ms; fails after 10s. */
-	static void await(BooleanSupplier condition) {
-		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-		while (!condition.getAsBoolean()) {
-			assertThat(System.nanoTime() - deadline).as("condition met within 10s").isNegative();
-			try {
-				Thread.sleep(20);
-			}
-			catch (InterruptedException ex) {
-				Thread.currentThread().interrupt();
-				throw new IllegalStateException(ex);
-			}
-		}
+	private static void await(BooleanSupplier condition) {
+		Await.until("the lock's state as expected", Duration.ofSeconds(10), condition);
 	}
 
 }
