@@ -4,7 +4,7 @@ import dev.lockstep.SerialTask;
 
 /** Runs one task of a queue on this instance: a {@code @SerialQueueListener} method, or a test's own. */
 @FunctionalInterface
-public interface TaskHandler {
+interface TaskHandler {
 
 	/**
 	 * Runs the task; returning marks it done, throwing retries it or, after the last attempt, moves
