@@ -19,6 +19,7 @@ import org.springframework.context.annotation.Role;
 import org.springframework.core.env.Environment;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 
+import dev.lockstep.autoconfigure.JobGuardProperties;
 import dev.lockstep.JobGuardExecutor;
 import dev.lockstep.JobGuardRegistry;
 import dev.lockstep.LockListener;
@@ -56,7 +57,7 @@ public final class JobGuardAutoConfiguration {
 	@ConditionalOnMissingBean
 	static JobGuardAdvisor jobGuardAdvisor(GuardedJobs jobs, ObjectProvider<JobGuardExecutor> jobGuard,
 			Environment environment) {
-		LockstepProperties.JobGuard properties = Binder.get(environment)
+		JobGuardProperties properties = Binder.get(environment)
 			.bindOrCreate("lockstep", LockstepProperties.class)
 			.getJobGuard();
 		return new JobGuardAdvisor(jobs, jobGuard, properties.getLockAtMostFor(), properties.getLockAtLeastFor(),
@@ -76,7 +77,7 @@ public final class JobGuardAutoConfiguration {
 			ObjectProvider<LockListener> listeners, ObjectProvider<ObservationRegistry> observations, Environment environment,
 			ObjectProvider<LockstepInstanceId> instanceId) {
 		RedisJobGuard jobGuard = new RedisJobGuard(connectionFactory, jobs);
-		LockstepProperties.JobGuard settings = properties.getJobGuard();
+		JobGuardProperties settings = properties.getJobGuard();
 		jobGuard.setKeyPrefix(properties.getKeyPrefix() + scope(settings, environment));
 		jobGuard.setCommandTimeout(properties.getCommandTimeout());
 		jobGuard.setSkewTolerance(settings.getSkewTolerance());
@@ -95,7 +96,7 @@ public final class JobGuardAutoConfiguration {
 	 * ({@code lockstep.job-guard.scope}, else {@code spring.application.name}) and a colon, or
 	 * nothing when neither is set or the scope is set empty.
 	 */
-	static String scope(LockstepProperties.JobGuard settings, Environment environment) {
+	static String scope(JobGuardProperties settings, Environment environment) {
 		String scope = settings.getScope();
 		String from = "lockstep.job-guard.scope";
 		if (scope == null) {

@@ -19,6 +19,7 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Role;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 
+import dev.lockstep.autoconfigure.QueueProperties;
 import dev.lockstep.LockListener;
 import dev.lockstep.autoconfigure.LockstepAutoConfiguration;
 import dev.lockstep.autoconfigure.LockstepInstanceId;
@@ -47,7 +48,7 @@ public final class SerialQueueAutoConfiguration {
 			ObjectProvider<LockstepInstanceId> instanceId) {
 		RedisSerialQueue queue = new RedisSerialQueue(connectionFactory,
 				jsonMapper.getIfAvailable(() -> JsonMapper.builder().findAndAddModules().build()));
-		LockstepProperties.Queue settings = properties.getQueue();
+		QueueProperties settings = properties.getQueue();
 		queue.setKeyPrefix(properties.getKeyPrefix());
 		queue.setCommandTimeout(properties.getCommandTimeout());
 		queue.setShutdownTimeout(settings.getShutdownTimeout());
