@@ -32,7 +32,8 @@ record BenchmarkEnvironment(String machine, String jvm, String redis, String lib
 		String libraries = "Lockstep " + lockstepVersion() + ", Redisson " + version(Redisson.class)
 				+ ", spring-integration-redis " + version(RedisLockRegistry.class) + ", ShedLock "
 				+ mavenVersion("net.javacrumbs.shedlock", "shedlock-provider-redis-spring") + ", Spring Boot "
-				+ version(SpringApplication.class) + ", Lettuce " + version(RedisClient.class);
+				+ version(SpringApplication.class) + ", Lettuce " + version(RedisClient.class) + ", Bucket4j "
+				+ mavenVersion("com.bucket4j", "bucket4j_jdk17-lettuce");
 		return new BenchmarkEnvironment(machine, jvm, server, libraries);
 	}
 

@@ -30,9 +30,10 @@ record BenchmarkOptions(List<String> arguments, BenchmarkSettings settings, Set<
 			  --measure-seconds S     measured window of A, B, C16, F and F-CRON (default 3)
 			  --trials N              timed hand-offs per library in D over all rounds (default 500)
 			  --group-jobs N          measured jobs per library and round in E (default 3)
-			  --scenarios A,C16,...   scenarios to run: A, B, C16, D, E, F, F-CRON (default all)
+			  --scenarios A,C16,...   scenarios to run: A, B, C16, D, E, F, F-CRON, G, H-HELD, H-WAITERS, H-KEYS,
+			                          I-RATE (default all)
 			  --libraries a,b         libraries besides lockstep: raw, redisson, redisson-fair, registry-pubsub,
-			                          registry-spin, shedlock
+			                          registry-spin, shedlock, redisson-rate, bucket4j
 			  --output FILE           also write the report to FILE
 			""";
 

@@ -34,7 +34,13 @@ enum Library {
 	LOCKSTEP_SERIAL_GROUP("lockstep-serial-group", "Lockstep @SerialGroup", null),
 
 	/** Field report 1's design: one list, a global queue lock, scans and 800 ms sleeps; only in scenario G. */
-	FIELD_REPORT_QUEUE("field-report-1", "field report 1's queue", null);
+	FIELD_REPORT_QUEUE("field-report-1", "field report 1's queue", null),
+
+	/** Redisson's rate limiter; only in scenario I-RATE. */
+	REDISSON_RATE_LIMITER("redisson-rate", "Redisson RRateLimiter", null),
+
+	/** Bucket4j's Lettuce proxy manager (compare-and-swap); only in scenario I-RATE. */
+	BUCKET4J("bucket4j", "Bucket4j Lettuce", null);
 
 	private final String id;
 

@@ -2,9 +2,13 @@ package dev.lockstep.queue;
 
 import dev.lockstep.SerialTask;
 
-/** Runs one task of a queue on this instance: a {@code @SerialQueueListener} method, or a test's own. */
+/**
+ * Runs one task of a queue on this instance: a {@code @SerialQueueListener} method, or one given to
+ * {@link RedisSerialQueue#listen(String, int, TaskHandler, String)} by code that registers a listener
+ * without the annotation.
+ */
 @FunctionalInterface
-interface TaskHandler {
+public interface TaskHandler {
 
 	/**
 	 * Runs the task; returning marks it done, throwing retries it or, after the last attempt, moves

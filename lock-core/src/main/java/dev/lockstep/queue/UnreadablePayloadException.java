@@ -1,9 +1,9 @@
 package dev.lockstep.queue;
 
 /** A task's payload cannot be read as the listener's parameter type: retrying cannot help. */
-final class UnreadablePayloadException extends RuntimeException {
+public class UnreadablePayloadException extends RuntimeException {
 
-	UnreadablePayloadException(String message, Throwable cause) {
+	public UnreadablePayloadException(String message, Throwable cause) {
 		super(message, cause);
 	}
 

@@ -1,6 +1,7 @@
 package dev.lockstep.ratelimit;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -10,6 +11,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BiConsumer;
 
 import io.lettuce.core.ScriptOutputType;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -37,6 +39,9 @@ public class RedisRateLimiter implements RateLimiter, AutoCloseable {
 	private static final LuaScript RATE_LIMIT = LuaScript.load(RedisRateLimiter.class, ScriptOutputType.MULTI,
 			"rate-limit.lua");
 
+	private static final LuaScript VIEW = LuaScript.load(RedisRateLimiter.class, ScriptOutputType.INTEGER,
+			"rate-limit-view.lua");
+
 	private static final long WARNING_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(10);
 
 	private final RedisScripts redis;
@@ -49,6 +54,8 @@ public class RedisRateLimiter implements RateLimiter, AutoCloseable {
 
 	private volatile BiConsumer<String, Decision> decisions = (key, decision) -> {
 	};
+
+	private final RecentRateLimits recent = new RecentRateLimits();
 
 	private final AtomicLong lastWarning = new AtomicLong(System.nanoTime() - WARNING_INTERVAL_NANOS);
 
@@ -115,8 +122,48 @@ public class RedisRateLimiter implements RateLimiter, AutoCloseable {
 			Thread.currentThread().interrupt();
 			throw new LockUnavailableException("Interrupted while checking rate limit '" + key + "'", ex);
 		}
+		this.recent.decided(key, limit, per, decision);
 		this.decisions.accept(key, decision);
 		return decision;
+	}
+
+	/** The keys this instance decided on most recently (up to 100), the latest first. */
+	public List<RecentKey> recentKeys() {
+		return this.recent.keys();
+	}
+
+	/**
+	 * A key's bucket now, read from Redis without taking a call. The limit and period are those
+	 * this instance last used for the key; without them ({@code null} when it has not called the
+	 * key lately) only how long until the bucket is full again is known.
+	 * @throws LockUnavailableException if Redis cannot be reached or fails
+	 */
+	public KeyState keyState(String key) {
+		if (key == null || key.isBlank()) {
+			throw new IllegalArgumentException("key must not be blank, was '" + key + "'");
+		}
+		NamingRules.insideHashTag("key", key);
+		CompletableFuture<Long> reply = this.redis.run(VIEW, List.of(this.keyPrefix + "{rate:" + key + "}"), List.of());
+		long micros;
+		try {
+			micros = reply.get(this.commandTimeout.toNanos(), TimeUnit.NANOSECONDS);
+		}
+		catch (TimeoutException | ExecutionException ex) {
+			reply.cancel(false);
+			throw new LockUnavailableException("Redis failed or did not answer while reading rate limit '" + key + "'", ex);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new LockUnavailableException("Interrupted while reading rate limit '" + key + "'", ex);
+		}
+		RecentKey recent = this.recent.get(key);
+		Long remaining = null;
+		if (recent != null) {
+			long perMicros = TimeUnit.NANOSECONDS.toMicros(recent.per().toNanos());
+			long interval = (perMicros + recent.limit() - 1) / recent.limit();
+			remaining = Math.max(0, Math.min(recent.limit(), (perMicros - micros) / interval));
+		}
+		return new KeyState(key, Duration.ofNanos(TimeUnit.MICROSECONDS.toNanos(micros)), remaining, recent);
 	}
 
 	/** Refuses (fails closed) or, when configured to, lets the call through with a warning. */
@@ -132,6 +179,27 @@ public class RedisRateLimiter implements RateLimiter, AutoCloseable {
 					+ "(lockstep.rate-limit.when-unavailable=allow; this warning repeats at most every 10s)", message, cause);
 		}
 		return new Decision(true, 0, Duration.ZERO);
+	}
+
+	/**
+	 * A key this instance decided on.
+	 * @param key the limited key ({@code name:key} for {@code @RateLimited})
+	 * @param limit the limit of its last call here
+	 * @param per the period of its last call here
+	 * @param lastAllowed whether its last call here was allowed
+	 * @param decidedAt when its last call here was decided
+	 */
+	public record RecentKey(String key, long limit, Duration per, boolean lastAllowed, Instant decidedAt) {
+	}
+
+	/**
+	 * A key's bucket as Redis holds it.
+	 * @param key the limited key
+	 * @param fullIn how long until the bucket is full again (zero when it is: an idle key takes no memory)
+	 * @param remaining calls it allows now, when this instance knows its limit; otherwise null
+	 * @param lastHere this instance's last call for the key, or null
+	 */
+	public record KeyState(String key, Duration fullIn, @Nullable Long remaining, @Nullable RecentKey lastHere) {
 	}
 
 	/** Releases the connection. */

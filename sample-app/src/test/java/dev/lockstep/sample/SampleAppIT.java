@@ -279,6 +279,54 @@ class SampleAppIT {
 		assertProblem(SampleHttp.get(this.b.uri("/no/such/resource")), 404, "Not Found");
 	}
 
+	/** Field report 4: 200 sign-ups at once over both instances for 100 places never oversell. */
+	@Test
+	@Order(5)
+	void twoHundredConcurrentSignupsOnBothInstancesTakeExactlyTheHundredPlaces() {
+		List<CompletableFuture<Reply>> replies = new ArrayList<>();
+		for (int k = 0; k < 200; k++) {
+			// every fourth one a retry of the previous request id, sent to the other instance
+			String requestId = "req-" + ((k % 4 == 3) ? k - 1 : k);
+			replies.add(SampleHttp.postAsync(((k % 2 == 0) ? this.a : this.b).uri("/events/launch/signups"),
+					Map.of("participant", "p-" + k, "requestId", requestId)));
+		}
+		List<Reply> answers = replies.stream().map(SampleHttp::await).toList();
+		assertThat(answers).allSatisfy((reply) -> assertThat(reply.status()).as("%s", reply).isIn(201, 409));
+		Set<String> placesTaken = answers.stream()
+			.filter((reply) -> reply.status() == 201)
+			.map((reply) -> reply.json().get("requestId").asString())
+			.collect(Collectors.toSet());
+		assertThat(placesTaken).as("request ids that took a place").hasSize(100);
+		answers.stream().filter((reply) -> reply.status() == 409).limit(3).forEach((full) -> assertProblem(full, 409, "Event full"));
+		assertThat(answers.stream().map((reply) -> reply.status() == 201 ? reply.json().get("handledBy").asString() : "-"))
+			.as("instances that took places").contains("a", "b");
+		JsonNode places = SampleHttp.get(this.b.uri("/events/launch")).json();
+		assertThat(places.get("taken").asLong()).isEqualTo(100);
+		assertThat(places.get("signups").asLong()).as("rows written").isEqualTo(100);
+	}
+
+	@Test
+	@Order(5)
+	void readingAnEventsPlacesPastTenASecondGets429WithRetryAfter() {
+		// the path run once on each instance, so that the burst is not spread out by first-call work
+		assertThat(SampleHttp.get(this.a.uri("/events/warm-up")).status()).isEqualTo(200);
+		assertThat(SampleHttp.get(this.b.uri("/events/warm-up")).status()).isEqualTo(200);
+		List<CompletableFuture<Reply>> replies = new ArrayList<>();
+		long start = System.nanoTime();
+		for (int k = 0; k < 60; k++) {
+			replies.add(SampleHttp.getAsync(((k % 2 == 0) ? this.a : this.b).uri("/events/limited")));
+		}
+		List<Reply> answers = replies.stream().map(SampleHttp::await).toList();
+		long elapsedMillis = (System.nanoTime() - start) / 1_000_000;
+		assertThat(answers).allSatisfy((reply) -> assertThat(reply.status()).as("%s", reply).isIn(200, 429));
+		long allowed = answers.stream().filter((reply) -> reply.status() == 200).count();
+		// a rested key allows its burst of 10, then one every 100 ms while the requests last
+		assertThat(allowed).as("reads allowed in %d ms", elapsedMillis).isBetween(10L, 10 + elapsedMillis / 100 + 1);
+		Reply refused = answers.stream().filter((reply) -> reply.status() == 429).findFirst().orElseThrow();
+		assertProblem(refused, 429, "Too many requests");
+		assertThat(refused.headers().firstValue("Retry-After")).hasValue("1");
+	}
+
 	@Test
 	@Order(6)
 	void thePushJobRecordsItsRuns() {

@@ -48,7 +48,11 @@ final class SampleHttp {
 	}
 
 	static Reply get(URI uri) {
-		return await(send(HttpRequest.newBuilder(uri).GET()));
+		return await(getAsync(uri));
+	}
+
+	static CompletableFuture<Reply> getAsync(URI uri) {
+		return send(HttpRequest.newBuilder(uri).GET());
 	}
 
 	/** A GET as a browser sends it, asking for HTML. */

@@ -15,6 +15,7 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 
 import dev.lockstep.GuardedJob;
 import dev.lockstep.JobElection;
+import dev.lockstep.Counters;
 import dev.lockstep.JobGuardRegistry;
 import dev.lockstep.JobMember;
 import dev.lockstep.JobNextSlot;
@@ -27,6 +28,7 @@ import dev.lockstep.lock.RedisLockService;
 import dev.lockstep.queue.QueueGroup;
 import dev.lockstep.queue.QueueSettings;
 import dev.lockstep.queue.RedisSerialQueue;
+import dev.lockstep.ratelimit.RedisRateLimiter;
 
 /**
  * The {@code lockstep} actuator endpoint: this instance and what it coordinates.
@@ -36,7 +38,12 @@ import dev.lockstep.queue.RedisSerialQueue;
  * <li>{@code GET /actuator/lockstep/locks/{key}}: any key, read from Redis: holder, token, lease left, waiters;</li>
  * <li>{@code GET /actuator/lockstep/jobs}: every job this instance guards, with its last run and skip;</li>
  * <li>{@code GET /actuator/lockstep/jobs/{name}}: one job, read from Redis, with its recent history, the
- * instances seen alive for it and the instance chosen for each recent cron slot.</li>
+ * instances seen alive for it and the instance chosen for each recent cron slot;</li>
+ * <li>{@code GET /actuator/lockstep/ratelimits}: the rate-limit keys this instance decided on lately (up to
+ * 100), with their limits and last decisions;</li>
+ * <li>{@code GET /actuator/lockstep/ratelimits/{key}}: any rate-limit key, read from Redis: calls left now
+ * and how long until its bucket is full again;</li>
+ * <li>{@code GET /actuator/lockstep/counters/{key}}: a bounded counter's count.</li>
  * </ul>
  * Reading costs Redis a few {@code GET}/{@code LRANGE} calls per job, one read-only script per key
  * asked for or waited on; nothing scans the key space.
@@ -55,6 +62,10 @@ public final class LockstepEndpoint {
 	private final @Nullable RedisLockService locks;
 
 	private final @Nullable RedisSerialQueue queues;
+
+	private @Nullable RedisRateLimiter rateLimiter;
+
+	private @Nullable Counters counters;
 
 	/** How many dead letters {@code queues/{name}} shows. */
 	static final int DEAD_LETTERS_SHOWN = 20;
@@ -88,6 +99,12 @@ public final class LockstepEndpoint {
 		this.losses = losses;
 	}
 
+	/** Adds the rate-limit and counter views; either may be null (not there, or the application's own). */
+	void limits(@Nullable RedisRateLimiter rateLimiter, @Nullable Counters counters) {
+		this.rateLimiter = rateLimiter;
+		this.counters = counters;
+	}
+
 	@ReadOperation
 	public Overview overview() {
 		List<String> jobs = (this.jobGuard != null) ? this.jobGuard.jobs().stream().map(GuardedJob::name).toList()
@@ -100,11 +117,20 @@ public final class LockstepEndpoint {
 	}
 
 	/**
-	 * {@code locks}, {@code locks/{key}}, {@code jobs}, {@code jobs/{name}}, {@code queues} or
-	 * {@code queues/{name}}; anything else is not found.
+	 * {@code locks}, {@code locks/{key}}, {@code jobs}, {@code jobs/{name}}, {@code queues},
+	 * {@code queues/{name}}, {@code ratelimits}, {@code ratelimits/{key}} or {@code counters/{key}};
+	 * anything else is not found.
 	 */
 	@ReadOperation
 	public @Nullable Object part(@Selector(match = Match.ALL_REMAINING) String... path) {
+		if (path.length > 0 && "ratelimits".equals(path[0]) && this.rateLimiter != null) {
+			return (path.length == 1) ? this.rateLimiter.recentKeys()
+					: this.rateLimiter.keyState(String.join("/", Arrays.copyOfRange(path, 1, path.length)));
+		}
+		if (path.length > 1 && "counters".equals(path[0]) && this.counters != null) {
+			String key = String.join("/", Arrays.copyOfRange(path, 1, path.length));
+			return new CounterState(key, this.counters.current(key));
+		}
 		if (path.length > 0 && "queues".equals(path[0]) && this.queues != null) {
 			return queuePart(this.queues, Arrays.copyOfRange(path, 1, path.length));
 		}
@@ -233,6 +259,14 @@ public final class LockstepEndpoint {
 	 * @param discarded true if the task was dead and is gone now, false if it was not a dead task
 	 */
 	public record Discarded(String queue, String taskId, boolean discarded) {
+	}
+
+	/**
+	 * A bounded counter.
+	 * @param key the counter's key
+	 * @param current its count now (0 if it was never incremented or expired)
+	 */
+	public record CounterState(String key, long current) {
 	}
 
 	/**

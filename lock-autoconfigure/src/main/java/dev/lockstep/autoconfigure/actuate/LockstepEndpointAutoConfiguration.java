@@ -14,13 +14,17 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
+import dev.lockstep.Counters;
 import dev.lockstep.JobGuardRegistry;
 import dev.lockstep.LockService;
 import dev.lockstep.autoconfigure.LockstepAutoConfiguration;
+import dev.lockstep.autoconfigure.counter.CountersAutoConfiguration;
 import dev.lockstep.autoconfigure.job.JobGuardAutoConfiguration;
 import dev.lockstep.autoconfigure.queue.SerialQueueAutoConfiguration;
+import dev.lockstep.autoconfigure.ratelimit.RateLimitAutoConfiguration;
 import dev.lockstep.lock.RedisLockService;
 import dev.lockstep.queue.RedisSerialQueue;
+import dev.lockstep.ratelimit.RedisRateLimiter;
 
 /**
  * The {@code lockstep} actuator endpoint, when Actuator is on the class path. Like every endpoint it
@@ -29,7 +33,7 @@ import dev.lockstep.queue.RedisSerialQueue;
  * condition's class is needed.
  */
 @AutoConfiguration(after = { LockstepAutoConfiguration.class, JobGuardAutoConfiguration.class,
-		SerialQueueAutoConfiguration.class })
+		SerialQueueAutoConfiguration.class, RateLimitAutoConfiguration.class, CountersAutoConfiguration.class })
 @ConditionalOnClass(name = "org.springframework.boot.actuate.endpoint.annotation.Endpoint")
 @ConditionalOnBean(LockService.class)
 public final class LockstepEndpointAutoConfiguration {
@@ -49,10 +53,13 @@ public final class LockstepEndpointAutoConfiguration {
 	@ConditionalOnAvailableEndpoint
 	LockstepEndpoint lockstepEndpoint(LockService lockService, RedisConnectionFactory connectionFactory,
 			ObjectProvider<JobGuardRegistry> jobGuard, ObjectProvider<RecentLockLosses> losses,
-			ObjectProvider<RedisSerialQueue> queues) {
+			ObjectProvider<RedisSerialQueue> queues, ObjectProvider<RedisRateLimiter> rateLimiter,
+			ObjectProvider<Counters> counters) {
 		JobGuardRegistry registry = jobGuard.getIfUnique();
-		return new LockstepEndpoint(instanceId(lockService), redisMode(connectionFactory), registry,
+		LockstepEndpoint endpoint = new LockstepEndpoint(instanceId(lockService), redisMode(connectionFactory), registry,
 				losses.getIfUnique(), (lockService instanceof RedisLockService redis) ? redis : null, queues.getIfUnique());
+		endpoint.limits(rateLimiter.getIfUnique(), counters.getIfUnique());
+		return endpoint;
 	}
 
 	/** The id this instance writes into lock owners, or {@code null} for a lock service of the application's own. */

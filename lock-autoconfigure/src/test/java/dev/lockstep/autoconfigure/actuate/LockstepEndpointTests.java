@@ -27,10 +27,12 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 
+import dev.lockstep.Counters;
 import dev.lockstep.LockHandle;
 import dev.lockstep.LockService;
 import dev.lockstep.SerialQueue;
 import dev.lockstep.SerialTask;
+import dev.lockstep.annotation.RateLimited;
 import dev.lockstep.annotation.JobGuard;
 import dev.lockstep.annotation.SerialQueueListener;
 import dev.lockstep.autoconfigure.LockstepAutoConfiguration;
@@ -306,6 +308,31 @@ class LockstepEndpointTests {
 				.doesNotHaveBean(LockstepHealthIndicator.class));
 	}
 
+	@Test
+	void endpointShowsTheRateLimitKeysDecidedHereTheirBucketsInRedisAndCounters() throws Exception {
+		start(TestRedis.standalone().host(), TestRedis.standalone().port(),
+				"management.endpoints.web.exposure.include=lockstep");
+		Search search = this.context.getBean(Search.class);
+		for (int i = 0; i < 3; i++) {
+			search.search("tenant-7");
+		}
+		this.context.getBean(Counters.class).tryIncrement("signup:launch", 3, 100);
+
+		Response keys = get("/actuator/lockstep/ratelimits");
+		assertThat(keys.status()).isEqualTo(200);
+		assertThat(keys.body()).contains("\"key\":\"search:tenant-7\"").contains("\"limit\":5")
+			.contains("\"lastAllowed\":true");
+		Response key = get("/actuator/lockstep/ratelimits/search:tenant-7");
+		assertThat(key.status()).isEqualTo(200);
+		assertThat(key.body()).contains("\"remaining\":2").contains("\"fullIn\"");
+		Response unknown = get("/actuator/lockstep/ratelimits/search:nobody");
+		assertThat(unknown.body()).as("a key never called: full, limit unknown here").contains("\"remaining\":null")
+			.contains("\"lastHere\":null");
+		Response counter = get("/actuator/lockstep/counters/signup:launch");
+		assertThat(counter.status()).isEqualTo(200);
+		assertThat(counter.body()).contains("\"current\":3");
+	}
+
 	private void start(String host, int port, String... properties) {
 		String[] all = new String[properties.length + 6];
 		all[0] = "server.port=0";
@@ -359,6 +386,19 @@ class LockstepEndpointTests {
 		@Bean
 		Importer importer() {
 			return new Importer();
+		}
+
+		@Bean
+		Search search() {
+			return new Search();
+		}
+
+	}
+
+	static class Search {
+
+		@RateLimited(key = "#tenant", limit = 5, per = "1m", name = "search")
+		public void search(String tenant) {
 		}
 
 	}

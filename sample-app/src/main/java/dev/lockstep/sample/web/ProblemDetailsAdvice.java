@@ -23,7 +23,9 @@ import org.springframework.web.servlet.mvc.method.annotation.ResponseEntityExcep
 import dev.lockstep.LockKeyException;
 import dev.lockstep.LockNotAcquiredException;
 import dev.lockstep.LockUnavailableException;
+import dev.lockstep.RateLimitExceededException;
 import dev.lockstep.SerialQueueException;
+import dev.lockstep.sample.events.EventFullException;
 
 /**
  * Turns every failure into a problem detail (RFC 9457) with a fitting status and never a stack
@@ -35,7 +37,10 @@ import dev.lockstep.SerialQueueException;
  * <li>{@link LockNotAcquiredException}: 409, someone else still holds the lock or the group's turn
  * did not come in time; nothing was done, so the client may retry;</li>
  * <li>{@link LockUnavailableException}, {@link SerialQueueException}: 503, Redis is unreachable and
- * Lockstep fails closed (a queued import is not stored).</li>
+ * Lockstep fails closed (a queued import is not stored, no place is taken);</li>
+ * <li>{@link RateLimitExceededException}: 429 with {@code Retry-After}, as Lockstep's own handler
+ * answers it in an application without a catch-all like {@link #unexpected} below;</li>
+ * <li>{@link EventFullException}: 409, every place of the event is taken.</li>
  * </ul>
  */
 @RestControllerAdvice
@@ -73,6 +78,24 @@ class ProblemDetailsAdvice extends ResponseEntityExceptionHandler {
 			.header(HttpHeaders.RETRY_AFTER, RETRY_AFTER_SECONDS)
 			.body(problem(HttpStatus.SERVICE_UNAVAILABLE, "Coordination unavailable",
 					"Redis cannot be reached, so nothing was done; try again later"));
+	}
+
+	@ExceptionHandler
+	ResponseEntity<ProblemDetail> tooManyRequests(RateLimitExceededException ex) {
+		// whole seconds, rounded up: a client that waits that long finds a slot
+		long seconds = Math.max(1, (ex.getRetryAfter().toNanos() + 999_999_999) / 1_000_000_000);
+		ProblemDetail problem = problem(HttpStatus.TOO_MANY_REQUESTS, "Too many requests",
+				"At most " + ex.getLimit() + " calls per " + ex.getPer().toMillis() + " ms for '" + ex.getKey() + "'; retry after "
+						+ seconds + " s");
+		problem.setProperty("retryAfter", seconds);
+		return ResponseEntity.status(HttpStatus.TOO_MANY_REQUESTS)
+			.header(HttpHeaders.RETRY_AFTER, Long.toString(seconds))
+			.body(problem);
+	}
+
+	@ExceptionHandler
+	ProblemDetail eventFull(EventFullException ex) {
+		return problem(HttpStatus.CONFLICT, "Event full", ex.getMessage());
 	}
 
 	@ExceptionHandler

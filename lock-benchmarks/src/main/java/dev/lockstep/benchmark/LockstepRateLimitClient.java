@@ -1,0 +1,34 @@
+package dev.lockstep.benchmark;
+
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+import dev.lockstep.ratelimit.RedisRateLimiter;
+
+/** Lockstep's {@link RedisRateLimiter} (GCRA on Redis's clock, one script per call) on a connection factory of its own. */
+final class LockstepRateLimitClient implements RateLimitClient {
+
+	private final LettuceConnectionFactory connections;
+
+	private final RedisRateLimiter limiter;
+
+	LockstepRateLimitClient(BenchmarkRedis redis) {
+		this.connections = new LettuceConnectionFactory(new RedisStandaloneConfiguration(redis.host(), redis.port()));
+		this.connections.afterPropertiesSet();
+		this.connections.start();
+		this.limiter = new RedisRateLimiter(this.connections);
+		this.limiter.setKeyPrefix("bench:");
+	}
+
+	@Override
+	public boolean tryAcquire(String key) {
+		return this.limiter.tryAcquire(key, RateLimitScenario.LIMIT, RateLimitScenario.PER).allowed();
+	}
+
+	@Override
+	public void close() {
+		this.limiter.close();
+		this.connections.destroy();
+	}
+
+}
