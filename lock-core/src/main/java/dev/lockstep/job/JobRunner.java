@@ -3,11 +3,7 @@ package dev.lockstep.job;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
@@ -15,9 +11,7 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 
 import io.micrometer.observation.ObservationRegistry;
@@ -29,7 +23,6 @@ import dev.lockstep.GuardedJob;
 import dev.lockstep.JobFiring;
 import dev.lockstep.JobGuardExecutor.Body;
 import dev.lockstep.LockListener;
-import dev.lockstep.LockLostEvent;
 import dev.lockstep.internal.DaemonThreads;
 import dev.lockstep.internal.DurationText;
 import dev.lockstep.internal.InFlightWork;
@@ -79,20 +72,8 @@ final class JobRunner {
 
 	private final LockListener listener;
 
-	private final AtomicLong sequence = new AtomicLong();
-
-	private final Set<Run> runs = ConcurrentHashMap.newKeySet();
-
 	/** Firings between their claim and their finish; shutdown waits for them. */
 	private final InFlightWork firings = new InFlightWork();
-
-	/**
-	 * Four random base-36 characters at the start of every owner id's sequence (a fixed width, so
-	 * that they never run into the counter after them): two JVMs given one instance id share owner
-	 * ids only if they draw the same four (1 in 1.7 million).
-	 */
-	private final String nonce = Long.toString(36L * 36 * 36 * 36 + ThreadLocalRandom.current().nextLong(36L * 36 * 36 * 36), 36)
-		.substring(1);
 
 	private final ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1,
 			DaemonThreads.named("lockstep-job-guard"));
@@ -101,13 +82,16 @@ final class JobRunner {
 
 	private final ObservationRegistry observations;
 
-	/** Per job, the last run's finish sent to Redis and not yet answered. */
-	private final Map<String, CompletableFuture<Long>> unrecordedFinishes = new ConcurrentHashMap<>();
-
-	/** Per job, the last firing skipped because Redis could not be reached, until it is recorded there. */
-	private final Map<String, UnrecordedSkip> unrecordedSkips = new ConcurrentHashMap<>();
-
 	private final ClockSkewWarnings skewWarnings;
+
+	/** The guards of this instance's runs in progress: renewals and finishes. */
+	private final RunGuards guards;
+
+	/** Firings skipped, and those of them still to be recorded in Redis. */
+	private final JobSkips skips;
+
+	/** Claims of firings: owner ids, the claim script, and its undo when the reply is lost. */
+	private final FiringClaims claims;
 
 	JobRunner(JobScripts scripts, String keyPrefix, String instanceId, Duration skewTolerance, Duration commandTimeout,
 			LockListener listener, ObservationRegistry observations, String redis) {
@@ -122,13 +106,23 @@ final class JobRunner {
 		this.skewWarnings = new ClockSkewWarnings(skewTolerance);
 		this.commandTimeout = commandTimeout;
 		this.listener = listener;
+		this.skips = new JobSkips(scripts, this::keys, instanceId, listener);
+		this.claims = new FiringClaims(scripts, this::keys, instanceId, redis, commandTimeout, this.skips,
+				this::horizonMillis);
+		this.guards = new RunGuards(scripts, this::keys, instanceId, redis, commandTimeout, listener, this.timer,
+				this.firings);
+	}
+
+	/** Waits (for lockstep.command-timeout at most) until the last run of {@code job} this instance finished is recorded. */
+	void awaitRecorded(String job) {
+		this.guards.awaitRecorded(job);
 	}
 
 	/** Tells Redis, now and every {@link #MEMBERSHIP_INTERVAL}, that this instance can run {@code jobs}. */
 	void announce(java.util.function.Supplier<List<GuardedJob>> jobs) {
 		this.timer.scheduleWithFixedDelay(() -> {
 			for (GuardedJob job : jobs.get()) {
-				recordUnrecordedSkip(job);
+				this.skips.recordUnrecorded(job);
 				this.scripts.member(keys(job), this.instanceId, true, RETENTION_MILLIS, livenessMillis(), horizonMillis())
 					.whenComplete((done, error) -> {
 						if (error != null) {
@@ -166,12 +160,12 @@ final class JobRunner {
 	 */
 	@Nullable Object run(GuardedJob job, @Nullable Long slot, Body body, @Nullable Body later) throws Throwable {
 		if (!enter()) {
-			skipped(job, "the application is shutting down");
+			this.skips.skipped(job, "the application is shutting down");
 			return null;
 		}
 		try {
 			long firedNanos = System.nanoTime();
-			JobClaim claim = claim(job, slot, JobScripts.Mode.FIRST, null);
+			JobClaim claim = this.claims.claim(job, slot, JobScripts.Mode.FIRST, null);
 			if (claim == null) {
 				return null;
 			}
@@ -194,7 +188,7 @@ final class JobRunner {
 				scheduleWait(job, slot, later, firedNanos, firedNanos + TimeUnit.MILLISECONDS.toNanos(horizonMillis()));
 				return null;
 			}
-			skipped(job, claim.reason());
+			this.skips.skipped(job, claim.reason());
 			if (claim.deferred() && later != null) {
 				scheduleTakeover(job, slot, later, this.skewTolerance, 2,
 						System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(horizonMillis()));
@@ -213,7 +207,7 @@ final class JobRunner {
 	 */
 	private @Nullable JobClaim giveUp(GuardedJob job, long slot, JobClaim held) {
 		JobClaim.Holder holder = held.holder();
-		return claim(job, slot, JobScripts.Mode.GIVE_UP, (holder != null) ? holder.owner() : null);
+		return this.claims.claim(job, slot, JobScripts.Mode.GIVE_UP, (holder != null) ? holder.owner() : null);
 	}
 
 	private void scheduleWait(GuardedJob job, long slot, Body body, long firedNanos, long until) {
@@ -246,7 +240,7 @@ final class JobRunner {
 			return;
 		}
 		try {
-			JobClaim claim = claim(job, slot, JobScripts.Mode.TAKEOVER, null);
+			JobClaim claim = this.claims.claim(job, slot, JobScripts.Mode.TAKEOVER, null);
 			if (claim != null && claim.held()) {
 				JobClaim.Holder holder = claim.holder();
 				boolean waitedTolerance = System.nanoTime() - firedNanos >= this.skewTolerance.toNanos();
@@ -260,7 +254,7 @@ final class JobRunner {
 				return;
 			}
 			if (!claim.runs()) {
-				skipped(job, claim.reason());
+				this.skips.skipped(job, claim.reason());
 				return;
 			}
 			logger.debug("Job '{}' runs the firing of {} after waiting for the guard", job.name(), Instant.ofEpochMilli(slot));
@@ -299,7 +293,7 @@ final class JobRunner {
 			return;
 		}
 		try {
-			JobClaim claim = claim(job, slot, JobScripts.Mode.TAKEOVER, null);
+			JobClaim claim = this.claims.claim(job, slot, JobScripts.Mode.TAKEOVER, null);
 			if (claim == null || claim.held()) {
 				scheduleTakeover(job, slot, body, TAKEOVER_RETRY, attempt + 1, until);
 				return;
@@ -328,75 +322,18 @@ final class JobRunner {
 		this.firings.leave();
 	}
 
-	private @Nullable JobClaim claim(GuardedJob job, @Nullable Long slot, JobScripts.Mode mode, @Nullable String holder) {
-		recordUnrecordedSkip(job);
-		String owner = this.instanceId + ":" + this.nonce + Long.toString(this.sequence.incrementAndGet(), 36);
-		CompletableFuture<List<Object>> sent = this.scripts.claim(keys(job), this.instanceId, owner,
-				job.lockAtMostFor().toMillis(), slot, mode, holder, livenessMillis(), horizonMillis());
-		List<Object> reply = null;
-		String failure = null;
-		String cause = null;
-		try {
-			reply = sent.get(this.commandTimeout.toMillis(), TimeUnit.MILLISECONDS);
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			sent.cancel(false);
-		}
-		catch (TimeoutException ex) {
-			sent.cancel(false);
-			failure = "Redis could not be reached within lockstep.command-timeout (" + DurationText.of(this.commandTimeout) + ")";
-			cause = failure;
-		}
-		catch (Exception ex) {
-			sent.cancel(false);
-			// not a timeout: name what failed (a connection reset, a script error), not the timeout
-			cause = ((ex instanceof ExecutionException && ex.getCause() != null) ? ex.getCause() : ex).toString();
-			failure = "Redis failed: " + cause;
-		}
-		if (reply == null) {
-			if (failure != null) {
-				logger.warn("{} failed while claiming a firing of job '{}'; {}: {}", this.redis, job.name(),
-						(mode == JobScripts.Mode.FIRST) ? "the firing does not run" : "will try again", cause);
-			}
-			// The claim may still reach Redis later: undo it then, so that the slot is not lost and the
-			// guard not held for lockAtMostFor by an owner nobody renews.
-			this.scripts.unclaim(keys(job), owner, this.instanceId, slot);
-			if (mode == JobScripts.Mode.FIRST && failure != null) {
-				this.unrecordedSkips.put(job.name(), new UnrecordedSkip(slot, System.currentTimeMillis(), failure));
-				skipped(job, failure);
-			}
-			return null;
-		}
-		return JobClaim.of(owner, reply);
-	}
 
-	/** Records in Redis the last firing skipped while it could not be reached, once it can be again. */
-	private void recordUnrecordedSkip(GuardedJob job) {
-		UnrecordedSkip skip = this.unrecordedSkips.get(job.name());
-		if (skip == null) {
-			return;
-		}
-		this.scripts.skip(keys(job), this.instanceId, skip.atMillis(), skip.slot(), skip.reason())
-			.whenComplete((recorded, error) -> {
-				if (error == null) {
-					this.unrecordedSkips.remove(job.name(), skip);
-				}
-			});
-	}
 
 	private @Nullable Object runClaimed(GuardedJob job, @Nullable Long slot, JobClaim claim, Body body, int attempt)
 			throws Throwable {
-		Run run = new Run(job, claim.owner(), claim.token(), claim.start(), slot, new AtomicBoolean());
-		this.runs.add(run);
+		RunGuards.Run run = new RunGuards.Run(job, claim.owner(), claim.token(), claim.start(), slot, new AtomicBoolean());
 		ScheduledFuture<?> renewal = null;
 		Throwable failure = null;
 		long startedNanos = System.nanoTime();
 		JobFiring outer = RunningFirings.enter(new JobFiring(job.name(),
 				(slot != null) ? Instant.ofEpochMilli(slot) : null, this.instanceId, attempt, claim.token()));
 		try {
-			long renewEvery = Math.max(1, job.lockAtMostFor().toMillis() / 3);
-			renewal = this.timer.scheduleAtFixedRate(() -> renew(run), renewEvery, renewEvery, TimeUnit.MILLISECONDS);
+			renewal = this.guards.begin(run);
 			return JobObservations.observed(this.observations, job, attempt, body);
 		}
 		catch (Throwable ex) {
@@ -410,95 +347,13 @@ final class JobRunner {
 				renewal.cancel(false);
 			}
 			// the guard is given up before the listener hears of the run: not even an Error it throws keeps it
-			finish(run, failure, tookNanos);
+			this.guards.finish(run, failure, tookNanos);
 			this.listener.jobRan(job.name(), Duration.ofNanos(tookNanos), failure == null);
 		}
 	}
 
-	/**
-	 * Records the run's end and gives up its guard without waiting for the reply, as a lock's
-	 * release does: the next claim on this instance goes out on the same connection after it, so
-	 * it finds the guard given up. A finish that fails (Redis unreachable, a failover) is sent again
-	 * every second until it is recorded, the guard's lease (lockAtMostFor) would have run out anyway,
-	 * or this instance has stopped: a finish sent again is recorded once (job-finish.lua), and
-	 * without it the guard would stay held, and every later slot skipped, for up to lockAtMostFor.
-	 * Shutdown waits for the outcome (up to its timeout), and so do this instance's reads of the run
-	 * records ({@link #awaitRecorded}).
-	 */
-	private void finish(Run run, @Nullable Throwable failure, long durationNanos) {
-		GuardedJob job = run.job();
-		this.firings.enterAlways();
-		Supplier<CompletableFuture<Long>> send = () -> this.scripts.finish(keys(job), run.owner(), this.instanceId,
-				run.slot(), run.start(), run.start() + TimeUnit.NANOSECONDS.toMillis(durationNanos), failure,
-				job.lockAtLeastFor().toMillis(), JobRecords.HISTORY_SIZE);
-		CompletableFuture<Long> sent;
-		synchronized (run) {
-			// a renewal already on its way goes out before the finish, none after it (see renew)
-			run.ended().set(true);
-			sent = send.get();
-		}
-		CompletableFuture<Long> finished = new CompletableFuture<>();
-		this.unrecordedFinishes.put(job.name(), finished);
-		finished.whenComplete((released, error) -> {
-			try {
-				if (error != null) {
-					logger.warn("{} failed while finishing a run of job '{}' until its guard's lease would run out; "
-							+ "it frees itself within lockAtMostFor: {}", this.redis, job.name(), error.toString());
-				}
-				else if (released == 0) {
-					logger.warn("Job '{}' no longer held its guard when it finished; it ran longer than it could renew",
-							job.name());
-				}
-				this.runs.remove(run);
-				this.unrecordedFinishes.remove(job.name(), finished);
-			}
-			finally {
-				this.firings.leave();
-			}
-		});
-		awaitFinish(job, sent, send, finished, System.nanoTime() + job.lockAtMostFor().toNanos(), 1);
-	}
 
-	/** Completes {@code finished} with the finish's reply, sending it again every second while Redis fails. */
-	private void awaitFinish(GuardedJob job, CompletableFuture<Long> call, Supplier<CompletableFuture<Long>> send,
-			CompletableFuture<Long> finished, long giveUpAt, int attempt) {
-		call.orTimeout(this.commandTimeout.toMillis(), TimeUnit.MILLISECONDS).whenComplete((released, error) -> {
-			if (error == null) {
-				if (attempt > 1) {
-					logger.info("The run of job '{}' was finished on attempt {}", job.name(), attempt);
-				}
-				finished.complete(released);
-			}
-			else if (System.nanoTime() - giveUpAt > 0 || this.timer.isShutdown()) {
-				// the guard's lease has run out anyway, or this instance stopped (its connection is closing)
-				finished.completeExceptionally(error);
-			}
-			else {
-				if (attempt == 1) {
-					logger.warn("{} failed while finishing a run of job '{}'; sending it again every second: {}",
-							this.redis, job.name(), error.toString());
-				}
-				CompletableFuture.delayedExecutor(1, TimeUnit.SECONDS)
-					.execute(() -> awaitFinish(job, send.get(), send, finished, giveUpAt, attempt + 1));
-			}
-		});
-	}
 
-	/** Waits (for lockstep.command-timeout at most) until the last run of {@code job} this instance finished is recorded. */
-	void awaitRecorded(String job) {
-		CompletableFuture<Long> finished = this.unrecordedFinishes.get(job);
-		if (finished != null) {
-			try {
-				finished.get(this.commandTimeout.toMillis(), TimeUnit.MILLISECONDS);
-			}
-			catch (InterruptedException ex) {
-				Thread.currentThread().interrupt();
-			}
-			catch (Exception ex) {
-				// logged where the finish completes; the records read are then the ones Redis has
-			}
-		}
-	}
 
 	/** How long since an instance was last seen it may still be chosen to run a slot. */
 	static long livenessMillis() {
@@ -513,38 +368,7 @@ final class JobRunner {
 		return Math.max(MIN_HORIZON.toMillis(), this.skewTolerance.toMillis() * 20);
 	}
 
-	/**
-	 * Extends the guard of a run still going. Sent under the run's monitor, as its finish is: a
-	 * renewal that reached Redis after the finish would stretch a guard the finish had shortened to
-	 * what is left of lockAtLeastFor back to lockAtMostFor, and every instance would skip the job
-	 * until then. Both go out in order on the one connection.
-	 */
-	private void renew(Run run) {
-		CompletableFuture<List<Long>> sent;
-		synchronized (run) {
-			if (run.ended().get()) {
-				return;
-			}
-			sent = this.scripts.renew(keys(run.job()), run.owner(), run.job().lockAtMostFor().toMillis());
-		}
-		sent.orTimeout(this.commandTimeout.toMillis(), TimeUnit.MILLISECONDS)
-			.whenComplete((renewed, error) -> {
-				if (error != null) {
-					logger.warn("Could not renew the guard of job '{}' on {}, will retry: {}", run.job().name(), this.redis,
-							error.toString());
-				}
-				else if (renewed.get(0) == 0L && this.runs.contains(run)) {
-					String reason = "the guard was gone from Redis while the job still ran";
-					logger.error("Job '{}' lost its guard: {}", run.job().name(), reason);
-					this.listener.lost(new LockLostEvent("job:" + run.job().name(), run.token(), reason));
-				}
-			});
-	}
 
-	private void skipped(GuardedJob job, String reason) {
-		logger.debug("Job '{}' skipped this firing: {}", job.name(), reason);
-		this.listener.jobSkipped(job.name(), reason);
-	}
 
 	/** The reply, or null (logged) when Redis failed: a guarded job then skips its firing rather than run unguarded. */
 	private <T> @Nullable T await(CompletableFuture<T> reply, GuardedJob job, String doing) {
@@ -565,12 +389,6 @@ final class JobRunner {
 		return JobKeys.of(this.keyPrefix, job.name());
 	}
 
-	/** A firing skipped while Redis could not be reached. */
-	private record UnrecordedSkip(@Nullable Long slot, long atMillis, String reason) {
-	}
 
-	/** A run in progress; {@code ended} once its finish is sent (set under the run's monitor). */
-	private record Run(GuardedJob job, String owner, long token, long start, @Nullable Long slot, AtomicBoolean ended) {
-	}
 
 }

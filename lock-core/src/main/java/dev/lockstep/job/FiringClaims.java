@@ -1,0 +1,109 @@
+package dev.lockstep.job;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
+import java.util.function.LongSupplier;
+
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import dev.lockstep.GuardedJob;
+import dev.lockstep.internal.DurationText;
+
+/**
+ * Claims firings of guarded jobs for this instance (job-claim.lua): draws each claim's owner id,
+ * waits for the reply at most the command timeout, and when it does not come, undoes the claim
+ * should it still reach Redis (so that the slot is not lost and the guard not held by an owner
+ * nobody renews) and skips a first firing rather than run it unguarded.
+ */
+final class FiringClaims {
+
+	private static final Logger logger = LoggerFactory.getLogger(FiringClaims.class);
+
+	private final JobScripts scripts;
+
+	private final Function<GuardedJob, JobKeys> keys;
+
+	private final String instanceId;
+
+	/** Where Redis is, in words, for the log lines that say it failed. */
+	private final String redis;
+
+	private final Duration commandTimeout;
+
+	private final JobSkips skips;
+
+	private final LongSupplier horizonMillis;
+
+	private final AtomicLong sequence = new AtomicLong();
+
+	/**
+	 * Four random base-36 characters at the start of every owner id's sequence (a fixed width, so
+	 * that they never run into the counter after them): two JVMs given one instance id share owner
+	 * ids only if they draw the same four (1 in 1.7 million).
+	 */
+	private final String nonce = Long.toString(36L * 36 * 36 * 36 + ThreadLocalRandom.current().nextLong(36L * 36 * 36 * 36), 36)
+		.substring(1);
+
+	FiringClaims(JobScripts scripts, Function<GuardedJob, JobKeys> keys, String instanceId, String redis,
+			Duration commandTimeout, JobSkips skips, LongSupplier horizonMillis) {
+		this.scripts = scripts;
+		this.keys = keys;
+		this.instanceId = instanceId;
+		this.redis = redis;
+		this.commandTimeout = commandTimeout;
+		this.skips = skips;
+		this.horizonMillis = horizonMillis;
+	}
+
+	@Nullable JobClaim claim(GuardedJob job, @Nullable Long slot, JobScripts.Mode mode, @Nullable String holder) {
+		this.skips.recordUnrecorded(job);
+		String owner = this.instanceId + ":" + this.nonce + Long.toString(this.sequence.incrementAndGet(), 36);
+		CompletableFuture<List<Object>> sent = this.scripts.claim(this.keys.apply(job), this.instanceId, owner,
+				job.lockAtMostFor().toMillis(), slot, mode, holder, JobRunner.livenessMillis(), this.horizonMillis.getAsLong());
+		List<Object> reply = null;
+		String failure = null;
+		String cause = null;
+		try {
+			reply = sent.get(this.commandTimeout.toMillis(), TimeUnit.MILLISECONDS);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			sent.cancel(false);
+		}
+		catch (TimeoutException ex) {
+			sent.cancel(false);
+			failure = "Redis could not be reached within lockstep.command-timeout (" + DurationText.of(this.commandTimeout) + ")";
+			cause = failure;
+		}
+		catch (Exception ex) {
+			sent.cancel(false);
+			// not a timeout: name what failed (a connection reset, a script error), not the timeout
+			cause = ((ex instanceof ExecutionException && ex.getCause() != null) ? ex.getCause() : ex).toString();
+			failure = "Redis failed: " + cause;
+		}
+		if (reply == null) {
+			if (failure != null) {
+				logger.warn("{} failed while claiming a firing of job '{}'; {}: {}", this.redis, job.name(),
+						(mode == JobScripts.Mode.FIRST) ? "the firing does not run" : "will try again", cause);
+			}
+			// The claim may still reach Redis later: undo it then, so that the slot is not lost and the
+			// guard not held for lockAtMostFor by an owner nobody renews.
+			this.scripts.unclaim(this.keys.apply(job), owner, this.instanceId, slot);
+			if (mode == JobScripts.Mode.FIRST && failure != null) {
+				this.skips.skippedUnrecorded(job, slot, failure);
+			}
+			return null;
+		}
+		return JobClaim.of(owner, reply);
+	}
+
+}
