@@ -45,4 +45,12 @@ public @interface DistributedLock {
 	 */
 	String leaseTime() default "";
 
+	/**
+	 * How many callers of one key may run the method at once, across every instance ({@code 5}: up
+	 * to five; see {@link dev.lockstep.LockService#acquirePermit}). {@code 1}, the default, is the
+	 * lock: one caller at a time. Must be at least 1. Above 1, the method is not reentrant: a
+	 * nested call on the same thread takes a permit of its own.
+	 */
+	int permits() default 1;
+
 }
