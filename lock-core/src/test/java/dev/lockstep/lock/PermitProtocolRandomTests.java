@@ -80,11 +80,11 @@ class PermitProtocolRandomTests {
 	@Test
 	void permitInvariantsHoldUnderRandomSteps() throws Exception {
 		long seed = Long.getLong("lockstep.protocol.seed", System.nanoTime());
-		int runs = Integer.getInteger("lockstep.protocol.runs", 4);
+		int runs = Integer.getInteger("lockstep.protocol.runs", 3);
 		for (int run = 0; run < runs; run++) {
 			long runSeed = seed + run;
 			try {
-				new Simulation(new Random(runSeed), this.prefix + run + ":").run(400);
+				new Simulation(new Random(runSeed), this.prefix + run + ":").run(300);
 			}
 			catch (AssertionError ex) {
 				throw new AssertionError("Permit protocol invariant broken; replay with -Dlockstep.protocol.seed=" + runSeed
@@ -137,7 +137,7 @@ class PermitProtocolRandomTests {
 				Client client = this.clients.get(this.random.nextInt(this.clients.size()));
 				int dice = this.random.nextInt(100);
 				if (dice < 6) {
-					Thread.sleep(this.random.nextInt((int) LEASE_MS));
+					Thread.sleep(this.random.nextInt((int) LEASE_MS / 2));
 				}
 				else if (dice < 14) {
 					releaseByNonOwner();

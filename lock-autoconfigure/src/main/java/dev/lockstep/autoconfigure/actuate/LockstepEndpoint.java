@@ -100,13 +100,16 @@ public final class LockstepEndpoint {
 	}
 
 	/**
-	 * {@code locks}, {@code locks/{key}}, {@code jobs}, {@code jobs/{name}}, {@code queues} or
-	 * {@code queues/{name}}; anything else is not found.
+	 * {@code locks}, {@code locks/{key}}, {@code permits/{key}}, {@code jobs}, {@code jobs/{name}},
+	 * {@code queues} or {@code queues/{name}}; anything else is not found.
 	 */
 	@ReadOperation
 	public @Nullable Object part(@Selector(match = Match.ALL_REMAINING) String... path) {
 		if (path.length > 0 && "queues".equals(path[0]) && this.queues != null) {
 			return queuePart(this.queues, Arrays.copyOfRange(path, 1, path.length));
+		}
+		if (path.length > 1 && "permits".equals(path[0]) && this.locks != null) {
+			return this.locks.permitState(String.join("/", Arrays.copyOfRange(path, 1, path.length)));
 		}
 		if (path.length > 0 && "locks".equals(path[0]) && this.locks != null) {
 			if (path.length == 1) {
