@@ -8,7 +8,7 @@ import java.lang.annotation.Target;
 
 /**
  * Runs the method while holding a cluster-wide lock: one caller at a time per key, across every
- * instance that shares the Redis. Applies to public methods of Spring beans called through the
+ * instance that shares the Redis (or up to {@link #permits()} callers at a time). Applies to public methods of Spring beans called through the
  * bean (not self-invocation). Wraps any {@code @Transactional} on the same method, so the
  * transaction commits before the lock is released. A method returning a
  * {@link java.util.concurrent.CompletionStage} keeps the lock until the stage completes.

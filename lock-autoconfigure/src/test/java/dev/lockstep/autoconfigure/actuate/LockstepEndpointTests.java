@@ -201,10 +201,10 @@ class LockstepEndpointTests {
 		RedisLockService locks = (RedisLockService) this.context.getBean(LockService.class);
 		try (dev.lockstep.LockHandle first = locks.acquirePermit("exports", 3, Duration.ZERO);
 				dev.lockstep.LockHandle second = locks.acquirePermit("exports", 3, Duration.ZERO)) {
-			assertThat(get("/actuator/lockstep/locks").body()).contains(""key":"exports"")
-				.contains(""fencingToken":" + first.fencingToken())
-				.contains(""fencingToken":" + second.fencingToken())
-				.contains(""permits":3");
+			assertThat(get("/actuator/lockstep/locks").body()).contains("\"key\":\"exports\"")
+				.contains("\"fencingToken\":" + first.fencingToken())
+				.contains("\"fencingToken\":" + second.fencingToken())
+				.contains("\"permits\":3");
 			Response permits = get("/actuator/lockstep/permits/exports");
 			assertThat(permits.status()).isEqualTo(200);
 			assertThat(permits.body()).contains("\"held\":2").contains("\"waiting\":0");
