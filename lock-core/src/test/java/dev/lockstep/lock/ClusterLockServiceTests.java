@@ -76,7 +76,8 @@ class ClusterLockServiceTests extends LockServiceContractTests {
 		first.close();
 		assertThat(waiting.get(10, java.util.concurrent.TimeUnit.SECONDS)).isGreaterThan(second.fencingToken());
 		second.close();
-		assertThat(holder.permitState("exports").held()).isZero();
+		org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5))
+			.until(() -> holder.permitState("exports").held() == 0);
 	}
 
 	@Test
