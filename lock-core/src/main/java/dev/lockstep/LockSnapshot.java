@@ -7,7 +7,7 @@ import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 /**
- * What a lock service can show an operator: the locks it holds and the calls waiting, and any
+ * What a lock service can show an operator: the locks and permits it holds and the calls waiting, and any
  * key's state read from Redis. Public for monitoring (the actuator endpoint reads it); values are
  * a snapshot, stale as soon as they are read.
  */
@@ -25,9 +25,17 @@ public final class LockSnapshot {
 	 * @param leaseLeft how long the lease Redis last confirmed has still to run, by this instance's clock
 	 * @param renewals how many times the watchdog renewed it
 	 * @param watchdog whether the watchdog renews it (false for an explicit lease)
+	 * @param permits 0 for a lock; for a permit, how many permits of the key its caller allows
 	 */
 	public record Held(String key, long fencingToken, String thread, Instant heldSince, Duration leaseLeft, int renewals,
-			boolean watchdog) {
+			boolean watchdog, int permits) {
+
+		/** A lock held (not a permit). */
+		public Held(String key, long fencingToken, String thread, Instant heldSince, Duration leaseLeft, int renewals,
+				boolean watchdog) {
+			this(key, fencingToken, thread, heldSince, leaseLeft, renewals, watchdog, 0);
+		}
+
 	}
 
 	/**
@@ -51,6 +59,15 @@ public final class LockSnapshot {
 	 */
 	public record KeyState(String key, @Nullable String holderInstance, @Nullable Long fencingToken,
 			@Nullable Duration leaseLeft, List<String> waiters, long waitersInAll) {
+	}
+
+	/**
+	 * One key's permits as Redis holds them now, whoever holds them.
+	 * @param key the key
+	 * @param held how many permits are held (leases still running by Redis's clock)
+	 * @param waiting how many calls wait for one
+	 */
+	public record PermitState(String key, long held, long waiting) {
 	}
 
 }

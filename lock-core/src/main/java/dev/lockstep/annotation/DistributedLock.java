@@ -8,7 +8,7 @@ import java.lang.annotation.Target;
 
 /**
  * Runs the method while holding a cluster-wide lock: one caller at a time per key, across every
- * instance that shares the Redis. Applies to public methods of Spring beans called through the
+ * instance that shares the Redis (or up to {@link #permits()} callers at a time). Applies to public methods of Spring beans called through the
  * bean (not self-invocation). Wraps any {@code @Transactional} on the same method, so the
  * transaction commits before the lock is released. A method returning a
  * {@link java.util.concurrent.CompletionStage} keeps the lock until the stage completes.
@@ -44,5 +44,13 @@ public @interface DistributedLock {
 	 * renewed while the method runs.
 	 */
 	String leaseTime() default "";
+
+	/**
+	 * How many callers of one key may run the method at once, across every instance ({@code 5}: up
+	 * to five; see {@link dev.lockstep.LockService#acquirePermit}). {@code 1}, the default, is the
+	 * lock: one caller at a time. Must be at least 1. Above 1, the method is not reentrant: a
+	 * nested call on the same thread takes a permit of its own.
+	 */
+	int permits() default 1;
 
 }

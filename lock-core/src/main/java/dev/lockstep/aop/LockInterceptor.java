@@ -195,6 +195,11 @@ final class LockInterceptor implements MethodInterceptor {
 				return (lease != null) ? groups.awaitTurn(target, wait, lease) : groups.awaitTurn(target, wait);
 			}
 			LockService locks = this.lockService.get();
+			if (method.permits() > 1) {
+				return (lease != null) ? locks.tryAcquirePermit(target, method.permits(), wait, lease)
+					.orElseThrow(() -> new LockNotAcquiredException(NotAcquired.permitsTaken(target, method.permits(), wait)))
+						: locks.acquirePermit(target, method.permits(), wait);
+			}
 			if (lease == null) {
 				return locks.acquire(target, wait);
 			}
@@ -211,6 +216,9 @@ final class LockInterceptor implements MethodInterceptor {
 		String said = ex.getMessage();
 		if (said != null && !said.isBlank()) {
 			return said;
+		}
+		if (method.permits() > 1) {
+			return NotAcquired.permitsTaken(target, method.permits(), method.waitTime());
 		}
 		return method.group() ? NotAcquired.notYourTurn(target, method.waitTime())
 				: NotAcquired.lockStillHeld(target, method.waitTime());

@@ -7,8 +7,8 @@ import io.micrometer.observation.ObservationRegistry;
  * The Micrometer observations around annotated methods: {@code lockstep.lock.acquire} while the
  * lock is taken (outcome {@code acquired}, {@code not_acquired} or {@code unavailable}) and
  * {@code lockstep.lock.hold} while the method runs under it. Tags are low cardinality: the lock's
- * name (the annotation's {@code name}, by default {@code SimpleClassName.method}) and its kind,
- * never the key's value.
+ * name (the annotation's {@code name}, by default {@code SimpleClassName.method}) and its kind
+ * ({@code lock}, {@code permits} or {@code serial-group}), never the key's value.
  */
 final class LockObservations {
 
@@ -39,7 +39,7 @@ final class LockObservations {
 
 	private static Observation tagged(Observation observation, LockedMethod method) {
 		return observation.lowCardinalityKeyValue(NAME, method.name())
-			.lowCardinalityKeyValue(KIND, method.group() ? "serial-group" : "lock");
+			.lowCardinalityKeyValue(KIND, method.group() ? "serial-group" : (method.permits() > 1) ? "permits" : "lock");
 	}
 
 }

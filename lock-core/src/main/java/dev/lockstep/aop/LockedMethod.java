@@ -16,9 +16,10 @@ import dev.lockstep.internal.spel.KeyExpression;
  * @param leaseTime the fixed lease, or null for a watchdog lease
  * @param group whether this is a serial group rather than a plain lock
  * @param returnType the method's declared return type
+ * @param permits how many callers of one key may hold it at once; 1 for a lock or a group
  */
 record LockedMethod(String source, String name, KeyExpression key, Duration waitTime,
-		@Nullable Duration leaseTime, boolean group, Class<?> returnType) {
+		@Nullable Duration leaseTime, boolean group, Class<?> returnType, int permits) {
 
 	/**
 	 * The lock or group this call is for, as the application knows it: {@code name:key}, the

@@ -52,8 +52,12 @@ final class LockedMethods implements AnnotatedMethods.Resolver<LockedMethod> {
 				: ((lock != null) ? this.lockWaitTime : this.groupWaitTime);
 		Duration lease = StringUtils.hasText(leaseText)
 				? attributes.duration(source, "leaseTime", leaseText, DurationRules::positive) : null;
+		int permits = (lock != null) ? lock.permits() : 1;
+		if (permits < 1) {
+			throw new IllegalStateException(source + ": permits must be at least 1 (1 is a lock), not " + permits);
+		}
 		return new LockedMethod(source, name, KeyExpression.parse(keyText, method, source), wait, lease,
-				group != null, method.getReturnType());
+				group != null, method.getReturnType(), permits);
 	}
 
 }

@@ -29,6 +29,11 @@ public final class NotAcquired {
 		return "Lock '" + key + "' is still held elsewhere after waiting " + DurationText.of(waitTime);
 	}
 
+	/** The message of a permit call that found all permits taken for the whole wait. */
+	public static String permitsTaken(String key, int permits, Duration waitTime) {
+		return "All " + permits + " permits of '" + key + "' are still taken after waiting " + DurationText.of(waitTime);
+	}
+
 	/** The message of a group call whose turn did not come in time. */
 	public static String notYourTurn(String group, Duration waitTime) {
 		return "Serial group '" + group + "' did not reach this call's turn within " + DurationText.of(waitTime);

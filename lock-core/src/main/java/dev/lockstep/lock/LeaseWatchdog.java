@@ -17,7 +17,8 @@ import dev.lockstep.internal.redis.RedisScripts;
 /**
  * Renews the leases of held locks that have no explicit lease, a third of the lease after the
  * last confirmation, from the one timer thread of the lock service. Renewals due on the same tick
- * go together: one script call per cluster slot (one call in all on a single server).
+ * go together: one script call per cluster slot (one call in all on a single server), one for the
+ * locks and one for the permits.
  */
 final class LeaseWatchdog {
 
@@ -69,7 +70,7 @@ final class LeaseWatchdog {
 			}
 			else if (lock.renewalDue(now) && lock.startRenewal()) {
 				int slot = this.scripts.isCluster() ? RedisScripts.slot(lock.keys().lock()) : 0;
-				dueBySlot.computeIfAbsent(slot, (key) -> new ArrayList<>()).add(lock);
+				dueBySlot.computeIfAbsent(slot * 2 + (lock.keys().isPermits() ? 1 : 0), (key) -> new ArrayList<>()).add(lock);
 			}
 		}
 		for (List<HeldLock> due : dueBySlot.values()) {

@@ -145,7 +145,21 @@ final class LockEngine {
 		if (reentered != null && reentered.enter()) {
 			return hold(reentered);
 		}
-		LockKeys keys = LockKeys.of(this.keyPrefix, key);
+		return take(LockKeys.of(this.keyPrefix, key), waitTime, explicitLease);
+	}
+
+	/**
+	 * A permit of {@code key} among {@code permits}, or null when all stayed taken for the whole
+	 * wait. Not reentrant: every call takes a permit of its own.
+	 */
+	@Nullable LockHandle permit(String key, int permits, Duration waitTime, @Nullable Duration explicitLease) {
+		Assert.hasText(key, "Lock key must not be blank");
+		DurationRules.notNegative("Wait time of permits '" + key + "'", waitTime);
+		Assert.state(this.open, () -> "Lock service is not running; cannot take a permit of '" + key + "'");
+		return take(LockKeys.ofPermits(this.keyPrefix, key, permits), waitTime, explicitLease);
+	}
+
+	private @Nullable LockHandle take(LockKeys keys, Duration waitTime, @Nullable Duration explicitLease) {
 		boolean watchdog = explicitLease == null;
 		long leaseNanos = watchdog ? this.leaseTime.toNanos() : explicitLease.toNanos();
 		long start = System.nanoTime();
@@ -155,7 +169,7 @@ final class LockEngine {
 				return activate(acquisition.lock(), Duration.ofNanos(System.nanoTime() - start));
 			}
 			if (!acquisition.again() || start + waitTime.toNanos() - System.nanoTime() <= 0) {
-				this.listener.notAcquired(key, Duration.ofNanos(System.nanoTime() - start));
+				this.listener.notAcquired(keys.key(), Duration.ofNanos(System.nanoTime() - start));
 				return null;
 			}
 		}
@@ -176,7 +190,8 @@ final class LockEngine {
 	private Acquisition acquireOnce(LockKeys keys, long leaseNanos, boolean watchdog, long start, Duration waitTime) {
 		String sequence = Long.toString(this.sequence.incrementAndGet(), 36);
 		String owner = this.instance + ":" + sequence;
-		String entry = waitTime.isZero() ? "" : owner + ":" + millis(Math.min(leaseNanos, livenessNanos()));
+		String entry = waitTime.isZero() ? "" : owner + ":" + millis(Math.min(leaseNanos, livenessNanos()))
+				+ (keys.isPermits() ? ":" + keys.permits() : "");
 		Waiter waiter = entry.isEmpty() ? null : this.waiters.register(keys, owner, sequence, entry);
 		long sent = System.nanoTime();
 		long confirmedLeaseNanos = leaseNanos;
@@ -408,7 +423,7 @@ final class LockEngine {
 	/** A lock was handed to a waiter of this instance that had already gone: pass it on. */
 	private void releaseStrayGrant(String lockKey, String owner, long fencingToken) {
 		if (!this.active.containsKey(owner)) {
-			this.scripts.release(LockKeys.ofLock(lockKey, lockKey), owner, fencingToken);
+			this.scripts.release(LockKeys.ofRedisKey(this.keyPrefix, lockKey), owner, fencingToken);
 		}
 	}
 

@@ -13,11 +13,17 @@ import dev.lockstep.internal.redis.LuaScript;
 import dev.lockstep.internal.redis.RedisScripts;
 import dev.lockstep.internal.redis.ScriptSet;
 
-/** The lock's Lua scripts with typed arguments; each call is one round trip. */
+/**
+ * The lock's Lua scripts with typed arguments, and the permits' twins of each (chosen by
+ * {@link LockKeys#isPermits()}); each call is one round trip.
+ */
 final class LockScripts {
 
 	/** The lock's scripts, each after the lock values' library and the hand-off ({@code handoff.lua}). */
 	private static final ScriptSet SCRIPTS = new ScriptSet(LockScripts.class, RedisScripts.LOCK_VALUES, "handoff.lua");
+
+	/** The permits' scripts, each after the lock values' library and their shared functions ({@code permit-common.lua}). */
+	private static final ScriptSet PERMITS = new ScriptSet(LockScripts.class, RedisScripts.LOCK_VALUES, "permit-common.lua");
 
 	private static final LuaScript ACQUIRE = SCRIPTS.load(ScriptOutputType.INTEGER, "acquire.lua");
 
@@ -31,6 +37,18 @@ final class LockScripts {
 
 	private static final LuaScript STATE = SCRIPTS.load(ScriptOutputType.MULTI, "state.lua");
 
+	private static final LuaScript PERMIT_ACQUIRE = PERMITS.load(ScriptOutputType.INTEGER, "permit-acquire.lua");
+
+	private static final LuaScript PERMIT_RELEASE = PERMITS.load(ScriptOutputType.INTEGER, "permit-release.lua");
+
+	private static final LuaScript PERMIT_CANCEL = PERMITS.load(ScriptOutputType.INTEGER, "permit-cancel.lua");
+
+	private static final LuaScript PERMIT_RENEW = PERMITS.load(ScriptOutputType.MULTI, "permit-renew.lua");
+
+	private static final LuaScript PERMIT_HEARTBEAT = PERMITS.load(ScriptOutputType.MULTI, "permit-heartbeat.lua");
+
+	private static final LuaScript PERMIT_STATE = PERMITS.load(ScriptOutputType.MULTI, "permit-state.lua");
+
 	private final RedisScripts redis;
 
 	private final String channelPrefix;
@@ -43,6 +61,7 @@ final class LockScripts {
 	/** Loads the scripts into Redis ahead of the first call; see {@link RedisScripts#preload}. */
 	void preload(Duration wait) {
 		SCRIPTS.preload(this.redis, wait);
+		PERMITS.preload(this.redis, wait);
 	}
 
 	/** The lock as Redis holds it and the first {@code maxWaiters} queue entries; see state.lua. */
@@ -64,8 +83,16 @@ final class LockScripts {
 
 	/** The first {@code max} raw queue entries ({@code <instance>:<sequence>:<grant lease>}). */
 	CompletableFuture<List<String>> queue(LockKeys keys, int max) {
-		return this.redis.<List<Object>>run(STATE, keys.lockAndQueue(), List.of(Integer.toString(max)))
-			.thenApply((reply) -> reply.subList(3, reply.size()).stream().map(ScriptSet::text).toList());
+		int first = keys.isPermits() ? 2 : 3;
+		return this.redis.<List<Object>>run(keys.isPermits() ? PERMIT_STATE : STATE, keys.lockAndQueue(),
+				List.of(Integer.toString(max)))
+			.thenApply((reply) -> reply.subList(first, reply.size()).stream().map(ScriptSet::text).toList());
+	}
+
+	/** How many hold a permit of {@code keys} now (lease running on the server's clock) and how many wait. */
+	CompletableFuture<long[]> permitCount(LockKeys keys) {
+		return this.redis.<List<Object>>run(PERMIT_STATE, keys.lockAndQueue(), List.of("0"))
+			.thenApply((reply) -> new long[] { (Long) reply.get(0), (Long) reply.get(1) });
 	}
 
 	private static String ownerOfEntry(String entry) {
@@ -75,6 +102,11 @@ final class LockScripts {
 
 	/** The token if the lock was taken, 0 if queued ({@code entry} non-empty) or not taken. */
 	CompletableFuture<Long> acquire(LockKeys keys, String owner, long leaseMillis, String entry, long queueTtlMillis) {
+		if (keys.isPermits()) {
+			return this.redis.run(PERMIT_ACQUIRE, List.of(keys.lock(), keys.queue(), keys.counter()), List.of(owner,
+					Long.toString(leaseMillis), entry, Long.toString(queueTtlMillis), this.channelPrefix,
+					Integer.toString(keys.permits())));
+		}
 		return this.redis.run(ACQUIRE, keys.lockAndQueue(), List.of(owner, Long.toString(leaseMillis), entry,
 				Long.toString(queueTtlMillis), this.channelPrefix));
 	}
@@ -84,7 +116,7 @@ final class LockScripts {
 	 * its reply), was released (and handed on), 0 if the owner no longer held it under that token.
 	 */
 	CompletableFuture<Long> release(LockKeys keys, String owner, long fencingToken) {
-		return this.redis.run(RELEASE, keys.all(), List.of(value(owner, fencingToken), this.channelPrefix));
+		return this.redis.run(keys.isPermits() ? PERMIT_RELEASE : RELEASE, allOf(keys), List.of(value(owner, fencingToken), this.channelPrefix));
 	}
 
 	/**
@@ -92,7 +124,8 @@ final class LockScripts {
 	 * {@code leaseMillis}: 1 if the owner holds it under that token, 0 if not (the grant ran out).
 	 */
 	CompletableFuture<Long> confirm(LockKeys keys, String owner, long fencingToken, long leaseMillis) {
-		return this.redis.<List<Long>>run(RENEW, List.of(keys.lock()),
+		return this.redis.<List<Long>>run(keys.isPermits() ? PERMIT_RENEW : RENEW,
+				keys.isPermits() ? List.of(keys.lock(), keys.counter()) : List.of(keys.lock()),
 				List.of(value(owner, fencingToken), Long.toString(leaseMillis)))
 			.thenApply((renewed) -> renewed.get(0));
 	}
@@ -104,21 +137,33 @@ final class LockScripts {
 
 	/** The token if the lock was handed to the waiter before it left the queue, else 0. */
 	CompletableFuture<Long> cancel(LockKeys keys, String owner, String entry) {
-		return this.redis.run(CANCEL, keys.all(), List.of(owner, entry, this.channelPrefix));
+		return this.redis.run(keys.isPermits() ? PERMIT_CANCEL : CANCEL, allOf(keys), List.of(owner, entry, this.channelPrefix));
 	}
 
-	/** For each lock (all in one slot), 1 if its lease was extended, 0 if it is no longer owned. */
+	/**
+	 * For each lock (all in one slot, all locks or all permits), 1 if its lease was extended, 0 if
+	 * it is no longer owned.
+	 */
 	CompletableFuture<List<Long>> renew(List<HeldLock> locks) {
-		List<String> keys = new ArrayList<>(locks.size());
+		boolean permits = locks.get(0).keys().isPermits();
+		List<String> keys = new ArrayList<>(locks.size() * 2);
 		List<String> args = new ArrayList<>(locks.size() * 2);
 		for (HeldLock lock : locks) {
 			keys.add(lock.keys().lock());
 			args.add(value(lock.owner(), lock.fencingToken()));
 		}
 		for (HeldLock lock : locks) {
+			if (permits) {
+				keys.add(lock.keys().counter());
+			}
 			args.add(Long.toString(lock.leaseNanos() / 1_000_000));
 		}
-		return this.redis.run(RENEW, keys, args);
+		return this.redis.run(permits ? PERMIT_RENEW : RENEW, keys, args);
+	}
+
+	/** A lock's three keys; a permit key's four (its token counter too). */
+	private static List<String> allOf(LockKeys keys) {
+		return keys.isPermits() ? List.of(keys.lock(), keys.queue(), keys.alive(), keys.counter()) : keys.all();
 	}
 
 	/**
@@ -132,7 +177,7 @@ final class LockScripts {
 		args.add(Long.toString(queueTtlMillis));
 		args.add(this.channelPrefix);
 		args.addAll(entries);
-		return this.redis.run(HEARTBEAT, keys.all(), args);
+		return this.redis.run(keys.isPermits() ? PERMIT_HEARTBEAT : HEARTBEAT, allOf(keys), args);
 	}
 
 	boolean isCluster() {

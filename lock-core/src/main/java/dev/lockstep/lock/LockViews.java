@@ -33,7 +33,7 @@ final class LockViews {
 		this.replies = replies;
 	}
 
-	/** The locks held now, for monitoring. */
+	/** The locks and permits held now, for monitoring. */
 	List<LockSnapshot.Held> held() {
 		long now = System.nanoTime();
 		Instant wallNow = Instant.now();
@@ -41,7 +41,8 @@ final class LockViews {
 			.filter(HeldLock::isActive)
 			.map((lock) -> new LockSnapshot.Held(lock.keys().key(), lock.fencingToken(), lock.thread(),
 					wallNow.minusNanos(now - lock.acquiredAtNanos()),
-					Duration.ofNanos(Math.max(0, lock.confirmedUntilNanos() - now)), lock.renewals(), lock.renewedByWatchdog()))
+					Duration.ofNanos(Math.max(0, lock.confirmedUntilNanos() - now)), lock.renewals(), lock.renewedByWatchdog(),
+					lock.keys().permits()))
 			.sorted(Comparator.comparing(LockSnapshot.Held::heldSince))
 			.toList();
 	}
@@ -61,6 +62,13 @@ final class LockViews {
 		}
 		result.sort(Comparator.comparing(LockSnapshot.Waiting::waitingSince));
 		return result;
+	}
+
+	/** Any key's permits as Redis holds them. */
+	LockSnapshot.PermitState permitState(String key) {
+		LockKeys keys = LockKeys.ofPermits(this.keyPrefix, key, 1);
+		long[] counts = this.replies.await(this.scripts.permitCount(keys), keys, "reading the permits of", null);
+		return new LockSnapshot.PermitState(key, counts[0], counts[1]);
 	}
 
 	/** Any key as Redis holds it: GET, PTTL and the start of the queue. */

@@ -113,8 +113,15 @@ final class LockWaiters implements MessageListener {
 				logger.debug("Heartbeat for lock '{}' failed", keys.key(), error);
 				return;
 			}
-			byte[] value = (byte[]) reply.get(0);
 			long ttl = (Long) reply.get(1);
+			if (keys.isPermits()) {
+				boolean waitingOn = visitedPermits(keys, waiters, reply);
+				if (waitingOn && ttl >= 0 && ttl < intervalMillis) {
+					revisit(waiters, scripts, livenessMillis, queueTtlMillis, timer, intervalMillis, ttl);
+				}
+				return;
+			}
+			byte[] value = (byte[]) reply.get(0);
 			String holder = (value != null) ? new String(value, StandardCharsets.UTF_8) : null;
 			// the holder first: an entry that is gone because it was granted is not asked to queue again
 			boolean ours = holder != null && wakeIfHolder(keys, holder);
@@ -122,16 +129,44 @@ final class LockWaiters implements MessageListener {
 				String entry = new String((byte[]) missing, StandardCharsets.UTF_8);
 				waiters.stream().filter((waiter) -> waiter.entry.equals(entry)).forEach((waiter) -> waiter.signal.complete(REQUEUE));
 			}
-			if (holder != null && !ours && ttl >= 0 && ttl < intervalMillis && !timer.isShutdown()) {
-				try {
-					timer.schedule(() -> visit(waiters, scripts, livenessMillis, queueTtlMillis, timer, intervalMillis),
-							ttl + 2, TimeUnit.MILLISECONDS);
-				}
-				catch (RejectedExecutionException ex) {
-					// stopping
-				}
+			if (holder != null && !ours && ttl >= 0 && ttl < intervalMillis) {
+				revisit(waiters, scripts, livenessMillis, queueTtlMillis, timer, intervalMillis, ttl);
 			}
 		});
+	}
+
+	private void revisit(List<Waiter> waiters, LockScripts scripts, long livenessMillis, long queueTtlMillis,
+			ScheduledExecutorService timer, long intervalMillis, long ttl) {
+		if (!timer.isShutdown()) {
+			try {
+				timer.schedule(() -> visit(waiters, scripts, livenessMillis, queueTtlMillis, timer, intervalMillis),
+						ttl + 2, TimeUnit.MILLISECONDS);
+			}
+			catch (RejectedExecutionException ex) {
+				// stopping
+			}
+		}
+	}
+
+	/**
+	 * A permit heartbeat's reply: each entry of this instance no longer queued, with the token its
+	 * owner holds (a lost wake-up: the waiter takes it, or passes it on when gone) or 0 (the waiter
+	 * queues again). True while some waiter visited still waits.
+	 */
+	private boolean visitedPermits(LockKeys keys, List<Waiter> waiters, List<@Nullable Object> reply) {
+		for (int i = 2; i + 1 < reply.size(); i += 2) {
+			String entry = new String((byte[]) reply.get(i), StandardCharsets.UTF_8);
+			long token = (Long) reply.get(i + 1);
+			String[] parts = entry.split(":");
+			Waiter waiter = this.bySequence.get(parts[1]);
+			if (waiter != null && waiter.entry.equals(entry)) {
+				waiter.signal.complete((token > 0) ? token : REQUEUE);
+			}
+			else if (token > 0) {
+				this.strayGrants.handedToNobody(keys.lock(), parts[0] + ":" + parts[1], token);
+			}
+		}
+		return waiters.stream().anyMatch(Waiter::isWaiting);
 	}
 
 	/**

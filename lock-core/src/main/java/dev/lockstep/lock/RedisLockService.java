@@ -243,6 +243,48 @@ public final class RedisLockService implements LockService, InitializingBean, Sm
 		}
 	}
 
+	@Override
+	public LockHandle acquirePermit(String key, int permits, Duration waitTime) {
+		if (checkedPermits(key, permits) == 1) {
+			return acquire(key, waitTime);
+		}
+		LockHandle handle = running(key).permit(key, permits, waitTime, null);
+		if (handle == null) {
+			throw new LockNotAcquiredException(NotAcquired.permitsTaken(key, permits, waitTime));
+		}
+		return handle;
+	}
+
+	@Override
+	public Optional<LockHandle> tryAcquirePermit(String key, int permits, Duration waitTime, Duration leaseTime) {
+		if (checkedPermits(key, permits) == 1) {
+			return tryAcquire(key, waitTime, leaseTime);
+		}
+		DurationRules.positive("Lease time of permits '" + key + "'", leaseTime);
+		return Optional.ofNullable(running(key).permit(key, permits, waitTime, leaseTime));
+	}
+
+	private static int checkedPermits(String key, int permits) {
+		Assert.isTrue(permits >= 1, () -> "Permits of '" + key + "' must be at least 1: " + permits);
+		return permits;
+	}
+
+	/**
+	 * How many hold a permit of {@code key} now, whichever instance, and how many wait (one script
+	 * that only reads); for monitoring.
+	 * @throws LockUnavailableException when Redis cannot be read
+	 */
+	public LockSnapshot.PermitState permitState(String key) {
+		Assert.hasText(key, "Lock key must not be blank");
+		return running().views().permitState(key);
+	}
+
+	private LockEngine running(String key) {
+		LockEngine current = this.engine;
+		Assert.state(current != null, () -> "Lock service is not running; cannot take a permit of '" + key + "'");
+		return current;
+	}
+
 	private @Nullable LockHandle lock(String key, Duration waitTime, @Nullable Duration explicitLease) {
 		LockEngine current = this.engine;
 		Assert.state(current != null, () -> "Lock service is not running; cannot lock '" + key + "'");

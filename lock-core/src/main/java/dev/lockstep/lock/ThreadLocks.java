@@ -80,12 +80,13 @@ public final class ThreadLocks {
 		}
 	}
 
-	/** The current thread's live hold on {@code key} through {@code engine}, if any. */
+	/** The current thread's live hold on lock {@code key} through {@code engine}, if any (permits are not reentered). */
 	static @Nullable HeldLock heldBy(LockEngine engine, String key) {
 		ArrayDeque<LockHandle> holds = HOLDS.get();
 		if (holds != null) {
 			for (LockHandle handle : holds) {
-				if (handle instanceof LockHold hold && hold.engine() == engine && hold.isHeld() && hold.key().equals(key)) {
+				if (handle instanceof LockHold hold && hold.engine() == engine && hold.isHeld() && hold.key().equals(key)
+						&& !hold.lock().keys().isPermits()) {
 					return hold.lock();
 				}
 			}

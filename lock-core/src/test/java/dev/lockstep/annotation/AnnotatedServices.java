@@ -231,4 +231,41 @@ final class AnnotatedServices {
 
 	}
 
+	/** Up to three callers per room at once; each call stays inside until {@code leave} opens. */
+	static class Rooms {
+
+		private final AtomicInteger inside = new AtomicInteger();
+
+		private final AtomicInteger mostInside = new AtomicInteger();
+
+		@DistributedLock(key = "#room", permits = 3, waitTime = "0")
+		public long enter(String room, java.util.concurrent.CountDownLatch leave) throws InterruptedException {
+			this.mostInside.accumulateAndGet(this.inside.incrementAndGet(), Math::max);
+			try {
+				leave.await();
+				return LockContext.current().orElseThrow().fencingToken();
+			}
+			finally {
+				this.inside.decrementAndGet();
+			}
+		}
+
+		int inside() {
+			return this.inside.get();
+		}
+
+		int mostInside() {
+			return this.mostInside.get();
+		}
+
+	}
+
+	static class NoPermits {
+
+		@DistributedLock(key = "#id", permits = 0)
+		public void run(String id) {
+		}
+
+	}
+
 }

@@ -308,6 +308,50 @@ class DistributedLockTests {
 		assertStartupFails(AnnotatedServices.FinalMethod.class, "FinalMethod.run(String)", "final");
 	}
 
+	/**
+	 * {@code permits = 3}: three callers of one room inside at once, the fourth refused with the
+	 * method and the permits named, a caller of another room let in; with two instances.
+	 */
+	@Test
+	void aMethodWithPermitsLetsThatManyCallersOfOneKeyInAtOnceAcrossInstances() throws Exception {
+		String prefix = RedisConnections.uniquePrefix();
+		try (AnnotationConfigApplicationContext first = context(prefix, Infrastructure.class, AnnotatedServices.Rooms.class);
+				AnnotationConfigApplicationContext second = context(prefix, Infrastructure.class,
+						AnnotatedServices.Rooms.class)) {
+			AnnotatedServices.Rooms one = first.getBean(AnnotatedServices.Rooms.class);
+			AnnotatedServices.Rooms two = second.getBean(AnnotatedServices.Rooms.class);
+			CountDownLatch leave = new CountDownLatch(1);
+			List<Future<Long>> calls = new ArrayList<>();
+			calls.add(this.threads.submit(() -> one.enter("hall", leave)));
+			calls.add(this.threads.submit(() -> one.enter("hall", leave)));
+			org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> one.inside() == 2);
+			calls.add(this.threads.submit(() -> two.enter("hall", leave)));
+			org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> two.inside() == 1);
+
+			assertThatThrownBy(() -> two.enter("hall", new CountDownLatch(0))).isInstanceOf(LockNotAcquiredException.class)
+				.hasMessageStartingWith("@DistributedLock on AnnotatedServices.Rooms.enter(String, CountDownLatch): "
+						+ "All 3 permits of 'Rooms.enter:hall' are still taken");
+			leave.countDown();
+			List<Long> tokens = new ArrayList<>();
+			for (Future<Long> call : calls) {
+				tokens.add(call.get(30, TimeUnit.SECONDS));
+			}
+			assertThat(tokens).doesNotHaveDuplicates();
+			assertThat(one.mostInside() + two.mostInside()).isEqualTo(3);
+			// all three permits free again (releases are sent without waiting): a fourth caller gets in at once
+			RedisLockService locks = second.getBean(RedisLockService.class);
+			org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5))
+				.until(() -> locks.permitState("Rooms.enter:hall").held() == 0);
+			assertThat(two.enter("hall", new CountDownLatch(0))).isGreaterThan(java.util.Collections.max(tokens));
+		}
+	}
+
+	@Test
+	void permitsBelowOneFailAtStartupNamingTheMethod() {
+		assertStartupFails(AnnotatedServices.NoPermits.class,
+				"@DistributedLock on AnnotatedServices.NoPermits.run(String): permits must be at least 1");
+	}
+
 	private static void assertStartupFails(Class<?> bean, String... fragments) {
 		assertThatThrownBy(() -> context(Infrastructure.class, bean).close())
 			.isInstanceOf(BeanCreationException.class)

@@ -55,6 +55,32 @@ class ClusterLockServiceTests extends LockServiceContractTests {
 	}
 
 	@Test
+	void permitsWorkOnAClusterWithAllKeysOfOneKeyInOneSlot() throws Exception {
+		RedisLockService holder = newService();
+		RedisLockService waiter = newService();
+		LockHandle first = holder.acquirePermit("exports", 2, Duration.ZERO);
+		LockHandle second = holder.acquirePermit("exports", 2, Duration.ZERO);
+		assertThat(second.fencingToken()).isGreaterThan(first.fencingToken());
+		java.util.concurrent.CompletableFuture<Long> waiting = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+			try (LockHandle handle = waiter.acquirePermit("exports", 2, Duration.ofSeconds(30))) {
+				return handle.fencingToken();
+			}
+		});
+		org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10))
+			.until(() -> waiter.permitState("exports").waiting() == 1);
+		Set<Integer> slots = RedisConnections.keys(this.redis, this.prefix).stream()
+			.map(dev.lockstep.internal.redis.RedisScripts::slot)
+			.collect(Collectors.toSet());
+		assertThat(RedisConnections.keys(this.redis, this.prefix)).hasSizeGreaterThanOrEqualTo(3);
+		assertThat(slots).hasSize(1);
+		first.close();
+		assertThat(waiting.get(10, java.util.concurrent.TimeUnit.SECONDS)).isGreaterThan(second.fencingToken());
+		second.close();
+		org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5))
+			.until(() -> holder.permitState("exports").held() == 0);
+	}
+
+	@Test
 	void allKeysOfOneLockShareAHashSlotAndLocksSpreadOverTheNodes() throws Exception {
 		RedisLockService holder = newService();
 		RedisLockService waiter = newService();

@@ -117,9 +117,9 @@ public final class LockstepEndpoint {
 	}
 
 	/**
-	 * {@code locks}, {@code locks/{key}}, {@code jobs}, {@code jobs/{name}}, {@code queues},
-	 * {@code queues/{name}}, {@code ratelimits}, {@code ratelimits/{key}} or {@code counters/{key}};
-	 * anything else is not found.
+	 * {@code locks}, {@code locks/{key}}, {@code permits/{key}}, {@code jobs}, {@code jobs/{name}},
+	 * {@code queues}, {@code queues/{name}}, {@code ratelimits}, {@code ratelimits/{key}} or
+	 * {@code counters/{key}}; anything else is not found.
 	 */
 	@ReadOperation
 	public @Nullable Object part(@Selector(match = Match.ALL_REMAINING) String... path) {
@@ -133,6 +133,9 @@ public final class LockstepEndpoint {
 		}
 		if (path.length > 0 && "queues".equals(path[0]) && this.queues != null) {
 			return queuePart(this.queues, Arrays.copyOfRange(path, 1, path.length));
+		}
+		if (path.length > 1 && "permits".equals(path[0]) && this.locks != null) {
+			return this.locks.permitState(String.join("/", Arrays.copyOfRange(path, 1, path.length)));
 		}
 		if (path.length > 0 && "locks".equals(path[0]) && this.locks != null) {
 			if (path.length == 1) {

@@ -197,6 +197,26 @@ class LockstepEndpointTests {
 	}
 
 	@Test
+	void endpointShowsThePermitsThisInstanceHoldsAndAnyKeysPermitsFromRedis() throws Exception {
+		start(TestRedis.standalone().host(), TestRedis.standalone().port(),
+				"management.endpoints.web.exposure.include=lockstep");
+		RedisLockService locks = (RedisLockService) this.context.getBean(LockService.class);
+		try (dev.lockstep.LockHandle first = locks.acquirePermit("exports", 3, Duration.ZERO);
+				dev.lockstep.LockHandle second = locks.acquirePermit("exports", 3, Duration.ZERO)) {
+			assertThat(get("/actuator/lockstep/locks").body()).contains("\"key\":\"exports\"")
+				.contains("\"fencingToken\":" + first.fencingToken())
+				.contains("\"fencingToken\":" + second.fencingToken())
+				.contains("\"permits\":3");
+			Response permits = get("/actuator/lockstep/permits/exports");
+			assertThat(permits.status()).isEqualTo(200);
+			assertThat(permits.body()).contains("\"held\":2").contains("\"waiting\":0");
+		}
+		// releases are sent without waiting for their reply
+		await().atMost(Duration.ofSeconds(10))
+			.until(() -> get("/actuator/lockstep/permits/exports").body().contains("\"held\":0"));
+	}
+
+	@Test
 	void waitingCallsShowTheirPlaceInTheQueue() throws Exception {
 		start(TestRedis.standalone().host(), TestRedis.standalone().port(),
 				"management.endpoints.web.exposure.include=lockstep");

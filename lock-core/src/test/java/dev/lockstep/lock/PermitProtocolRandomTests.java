@@ -1,0 +1,414 @@
+package dev.lockstep.lock;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.data.redis.core.ZSetOperations.TypedTuple;
+
+import dev.lockstep.internal.redis.RedisScripts;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The permit scripts as a protocol, driven directly against a real Redis by simulated clients
+ * that follow the engine's rules (an owner id per queueing, a hand-over confirmed before it
+ * counts), while leases run out for real on Redis's clock, clients stall, give up, replay their
+ * acquire, and release what is not theirs. Clients disagree on the number of permits (2 or 3), as
+ * in a rolling deploy.
+ *
+ * <p>After every step: never more unexpired holders than the largest number among them (so never
+ * more than 3, and never more than 2 once only callers of 2 hold); every token above all earlier
+ * ones; queued clients granted in the order they queued; no entry queued twice; a release by a
+ * non-owner leaves every live holder as it was. At the end, once everyone leaves, nothing is held
+ * or queued. Seeded: {@code -Dlockstep.protocol.seed=...} replays a run (Redis's clock and real
+ * expiries still vary a little).
+ */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class PermitProtocolRandomTests {
+
+	private static final long LEASE_MS = 300;
+
+	private static final long GRANT_MS = 150;
+
+	private static final long LIVENESS_MS = 5_000;
+
+	private static final long QUEUE_TTL_MS = 10_000;
+
+	private LettuceConnectionFactory factory;
+
+	private RedisScripts redis;
+
+	private LockScripts scripts;
+
+	private StringRedisTemplate template;
+
+	private String prefix;
+
+	@BeforeEach
+	void connect() {
+		this.factory = RedisConnections.standalone();
+		this.redis = new RedisScripts(this.factory);
+		this.prefix = RedisConnections.uniquePrefix();
+		this.scripts = new LockScripts(this.redis, this.prefix + "wake:");
+		this.template = new StringRedisTemplate(this.factory);
+		this.template.afterPropertiesSet();
+	}
+
+	@AfterEach
+	void close() {
+		List<String> keys = RedisConnections.keys(this.template, this.prefix);
+		if (!keys.isEmpty()) {
+			this.template.delete(keys);
+		}
+		this.redis.close();
+		this.factory.destroy();
+	}
+
+	@Test
+	void permitInvariantsHoldUnderRandomSteps() throws Exception {
+		long seed = Long.getLong("lockstep.protocol.seed", System.nanoTime());
+		int runs = Integer.getInteger("lockstep.protocol.runs", 3);
+		for (int run = 0; run < runs; run++) {
+			long runSeed = seed + run;
+			try {
+				new Simulation(new Random(runSeed), this.prefix + run + ":").run(300);
+			}
+			catch (AssertionError ex) {
+				throw new AssertionError("Permit protocol invariant broken; replay with -Dlockstep.protocol.seed=" + runSeed
+						+ " -Dlockstep.protocol.runs=1: " + ex.getMessage(), ex);
+			}
+		}
+	}
+
+	/** The checks above can fail: a holder written past the limit is seen at once. */
+	@Test
+	void theLimitCheckSeesAHolderTooMany() throws Exception {
+		Simulation simulation = new Simulation(new Random(1), this.prefix + "control:");
+		long far = System.currentTimeMillis() + 60_000;
+		for (int i = 0; i < 4; i++) {
+			PermitProtocolRandomTests.this.template.opsForZSet().add(simulation.key.lock(), "intruder:" + i + ":" + (i + 1), far);
+		}
+		org.assertj.core.api.Assertions.assertThatThrownBy(simulation::checkLimit).isInstanceOf(AssertionError.class)
+			.hasMessageContaining("holders");
+	}
+
+	private final class Simulation {
+
+		private final Random random;
+
+		private final LockKeys key;
+
+		private final List<Client> clients = new ArrayList<>();
+
+		private final Map<String, Integer> permitsByOwner = new HashMap<>();
+
+		private long highestToken;
+
+		/** Tokens of direct acquisitions in this step, checked with the step's grants. */
+		private final List<Long> directTokens = new ArrayList<>();
+
+		private int sequence;
+
+		private int enqueued;
+
+		Simulation(Random random, String prefix) {
+			this.random = random;
+			this.key = LockKeys.ofPermits(prefix, "range", 3);
+			for (int i = 0; i < 7; i++) {
+				this.clients.add(new Client("c" + i, (i < 4) ? 3 : 2));
+			}
+		}
+
+		void run(int steps) throws Exception {
+			for (int step = 0; step < steps; step++) {
+				Client client = this.clients.get(this.random.nextInt(this.clients.size()));
+				int dice = this.random.nextInt(100);
+				if (dice < 6) {
+					Thread.sleep(this.random.nextInt((int) LEASE_MS / 2));
+				}
+				else if (dice < 14) {
+					releaseByNonOwner();
+				}
+				else {
+					client.act();
+				}
+				noteGrants();
+				checkLimit();
+				checkQueue();
+			}
+			// everyone leaves: a waiter that gives up may pass a permit to the next, who leaves in turn
+			while (this.clients.stream().anyMatch((client) -> client.held || client.entry != null)) {
+				for (Client client : this.clients) {
+					client.leave();
+				}
+				noteGrants();
+			}
+			// grants that stalled waiters never confirmed run out by themselves
+			Thread.sleep(LEASE_MS + 50);
+			assertThat(liveHolders()).as("holders once everyone left").isEmpty();
+			assertThat(PermitProtocolRandomTests.this.template.opsForList().size(this.key.queue())).as("queue once everyone left").isZero();
+		}
+
+		/** Queued clients that Redis made holders, in token order: they must be served in queue order. */
+		private void noteGrants() throws Exception {
+			List<Client> granted = new ArrayList<>();
+			Map<String, Long> tokens = new HashMap<>();
+			for (TypedTuple<String> holder : liveHolders()) {
+				String value = holder.getValue();
+				int last = value.lastIndexOf(':');
+				tokens.put(value.substring(0, last), Long.parseLong(value.substring(last + 1)));
+			}
+			List<String> queue = PermitProtocolRandomTests.this.template.opsForList().range(this.key.queue(), 0, -1);
+			for (Client client : this.clients) {
+				if (client.entry != null && !tokens.containsKey(client.owner) && !queue.contains(client.entry)) {
+					// dropped from the queue (its liveness lapsed): the engine's heartbeat has it queue again
+					client.entry = null;
+					client.owner = null;
+				}
+				if (client.entry != null && tokens.containsKey(client.owner)) {
+					client.token = tokens.get(client.owner);
+					granted.add(client);
+				}
+			}
+			granted.sort((a, b) -> Long.compare(a.token, b.token));
+			int lowestStillQueued = Integer.MAX_VALUE;
+			for (Client client : this.clients) {
+				if (client.entry != null && !tokens.containsKey(client.owner)) {
+					lowestStillQueued = Math.min(lowestStillQueued, client.queuedAs);
+				}
+			}
+			List<Long> created = new ArrayList<>(this.directTokens);
+			this.directTokens.clear();
+			granted.forEach((client) -> created.add(client.token));
+			// one step's tokens, in the order Redis made them (a direct acquisition may follow grants in one script)
+			created.stream().sorted().forEach(this::newToken);
+			int previous = -1;
+			for (Client client : granted) {
+				assertThat(client.queuedAs).as("FIFO: %s granted out of queue order", client.owner).isGreaterThan(previous)
+					.isLessThan(lowestStillQueued);
+				previous = client.queuedAs;
+				client.entry = null;
+				// the engine confirms a hand-over before it counts as held
+				if (this.random.nextInt(4) > 0 && scripts().confirm(this.key, client.owner, client.token, LEASE_MS)
+					.get(10, TimeUnit.SECONDS) == 1) {
+					client.held = true;
+				}
+				else {
+					// the waiter stalled: its grant runs out by itself
+					client.owner = null;
+				}
+			}
+		}
+
+		private void newToken(long token) {
+			assertThat(token).as("token").isGreaterThan(this.highestToken);
+			this.highestToken = token;
+		}
+
+		void checkLimit() {
+			List<TypedTuple<String>> live = liveHolders();
+			int largest = 0;
+			for (TypedTuple<String> holder : live) {
+				String value = holder.getValue();
+				largest = Math.max(largest, this.permitsByOwner.getOrDefault(value.substring(0, value.lastIndexOf(':')), 3));
+			}
+			assertThat(live.size()).as("unexpired holders %s", live).isLessThanOrEqualTo(largest).isLessThanOrEqualTo(3);
+		}
+
+		private void checkQueue() {
+			List<String> queue = PermitProtocolRandomTests.this.template.opsForList().range(this.key.queue(), 0, -1);
+			assertThat(queue).as("queue").doesNotHaveDuplicates();
+		}
+
+		/** Holders whose lease has not ended by Redis's clock (expired ones stay until a script purges them). */
+		private List<TypedTuple<String>> liveHolders() {
+			long now = PermitProtocolRandomTests.this.template
+				.execute((org.springframework.data.redis.core.RedisCallback<Long>) (connection) -> connection.serverCommands()
+					.time(TimeUnit.MILLISECONDS));
+			Set<TypedTuple<String>> all = PermitProtocolRandomTests.this.template.opsForZSet()
+				.rangeWithScores(this.key.lock(), 0, -1);
+			return (all != null) ? all.stream().filter((holder) -> holder.getScore() > now).toList() : Collections.emptyList();
+		}
+
+		/** A release naming an owner that does not hold (a stale token, an owner that never held) changes no live holder. */
+		private void releaseByNonOwner() throws Exception {
+			Client victim = this.clients.get(this.random.nextInt(this.clients.size()));
+			String owner = (victim.owner != null) ? victim.owner : "stranger:" + this.random.nextInt(100);
+			long wrongToken = (victim.held ? victim.token : this.highestToken) + 1 + this.random.nextInt(3);
+			Map<String, Double> before = scores(liveHolders(), LEASE_MS / 3);
+			long released = scripts().release(this.key, owner, wrongToken).get(10, TimeUnit.SECONDS);
+			assertThat(released).as("release by a non-owner").isZero();
+			Map<String, Double> after = scores(liveHolders(), 0);
+			for (Map.Entry<String, Double> holder : before.entrySet()) {
+				assertThat(after.get(holder.getKey())).as("%s after a release by a non-owner", holder.getKey())
+					.isEqualTo(holder.getValue());
+			}
+		}
+
+		/** Live holders whose lease has at least {@code marginMs} left, as member to lease end. */
+		private Map<String, Double> scores(List<TypedTuple<String>> holders, long marginMs) {
+			Map<String, Double> scores = new HashMap<>();
+			double least = holders.stream().mapToDouble(TypedTuple::getScore).min().orElse(0) + marginMs;
+			for (TypedTuple<String> holder : holders) {
+				if (marginMs == 0 || holder.getScore() >= least) {
+					scores.put(holder.getValue(), holder.getScore());
+				}
+			}
+			return scores;
+		}
+
+		private final class Client {
+
+			private final String instance;
+
+			private final int permits;
+
+			private String owner;
+
+			private String entry;
+
+			private int queuedAs;
+
+			private long token;
+
+			private boolean held;
+
+			Client(String instance, int permits) {
+				this.instance = instance;
+				this.permits = permits;
+			}
+
+			void act() throws Exception {
+				int dice = Simulation.this.random.nextInt(10);
+				if (this.held) {
+					if (dice < 6) {
+						release();
+					}
+					else if (dice < 8) {
+						renew();
+					}
+					// else: stalls, its lease may run out
+				}
+				else if (this.entry != null) {
+					if (dice < 3) {
+						cancel();
+					}
+					else if (dice < 6) {
+						heartbeat();
+					}
+				}
+				else {
+					acquire(dice < 2);
+				}
+			}
+
+			private void acquire(boolean single) throws Exception {
+				this.owner = this.instance + ":" + (++Simulation.this.sequence);
+				Simulation.this.permitsByOwner.put(this.owner, this.permits);
+				LockKeys keys = LockKeys.ofPermits(this.keyPrefix(), "range", this.permits);
+				String entry = single ? "" : this.owner + ":" + GRANT_MS + ":" + this.permits;
+				long token = Simulation.this.scripts().acquire(keys, this.owner, LEASE_MS, entry, QUEUE_TTL_MS)
+					.get(10, TimeUnit.SECONDS);
+				if (Simulation.this.random.nextInt(3) == 0) {
+					// replayed after a reconnect: the same answer, and no second queue entry
+					long replayed = Simulation.this.scripts().acquire(keys, this.owner, LEASE_MS, entry, QUEUE_TTL_MS)
+						.get(10, TimeUnit.SECONDS);
+					if (token == 0 && replayed > 0 && !single) {
+						// a lease ran out between the two and the queue's head, this entry, was granted
+						this.entry = entry;
+						this.queuedAs = ++Simulation.this.enqueued;
+						return;
+					}
+					assertThat(replayed).as("replayed acquire").isEqualTo(token);
+				}
+				if (token > 0) {
+					Simulation.this.directTokens.add(token);
+					this.token = token;
+					this.held = true;
+					checkLimit();
+				}
+				else if (!single) {
+					this.entry = entry;
+					this.queuedAs = ++Simulation.this.enqueued;
+				}
+				else {
+					this.owner = null;
+				}
+			}
+
+			private void release() throws Exception {
+				Simulation.this.scripts().release(Simulation.this.key, this.owner, this.token).get(10, TimeUnit.SECONDS);
+				this.held = false;
+				this.owner = null;
+			}
+
+			private void renew() throws Exception {
+				if (Simulation.this.scripts().confirm(Simulation.this.key, this.owner, this.token, LEASE_MS)
+					.get(10, TimeUnit.SECONDS) == 0) {
+					// its lease ran out while it stalled: it knows it lost the permit
+					this.held = false;
+					this.owner = null;
+				}
+			}
+
+			private void cancel() throws Exception {
+				long token = Simulation.this.scripts().cancel(Simulation.this.key, this.owner, this.entry)
+					.get(10, TimeUnit.SECONDS);
+				this.entry = null;
+				if (token > 0) {
+					// granted just before it gave up: released at once, as the engine's abandon does
+					newTokenIfUnseen(token);
+					Simulation.this.scripts().release(Simulation.this.key, this.owner, token).get(10, TimeUnit.SECONDS);
+				}
+				this.owner = null;
+			}
+
+			private void newTokenIfUnseen(long token) {
+				if (token > Simulation.this.highestToken) {
+					newToken(token);
+				}
+			}
+
+			private void heartbeat() throws Exception {
+				List<Object> reply = Simulation.this.scripts()
+					.heartbeat(Simulation.this.key, LIVENESS_MS, QUEUE_TTL_MS, List.of(this.entry))
+					.get(10, TimeUnit.SECONDS);
+				assertThat(reply.size()).as("heartbeat reply %s", reply).isIn(2, 4);
+			}
+
+			void leave() throws Exception {
+				if (this.held) {
+					release();
+				}
+				else if (this.entry != null) {
+					cancel();
+				}
+			}
+
+			private String keyPrefix() {
+				String lock = Simulation.this.key.lock();
+				return lock.substring(0, lock.indexOf(LockKeys.PERMITS));
+			}
+
+		}
+
+		LockScripts scripts() {
+			return PermitProtocolRandomTests.this.scripts;
+		}
+
+	}
+
+}
