@@ -35,6 +35,10 @@ final class QueueScripts {
 
 	private static final LuaScript DISCARD = load(ScriptOutputType.INTEGER, "queue-discard.lua");
 
+	private static final LuaScript PAUSE = load(ScriptOutputType.INTEGER, "queue-pause.lua");
+
+	private static final LuaScript RESUME = load(ScriptOutputType.INTEGER, "queue-resume.lua");
+
 	private static final LuaScript UNTAKE = load(ScriptOutputType.VALUE, "queue-untake.lua");
 
 	private static final LuaScript RECLAIM = load(ScriptOutputType.MULTI, "queue-reclaim.lua");
@@ -52,7 +56,7 @@ final class QueueScripts {
 	}
 
 	void preload(Duration wait) {
-		this.redis.preload(List.of(SUBMIT, TAKE, RENEW, FINISH, FAIL, RELEASE, REDRIVE, DISCARD, UNTAKE, RECLAIM, VIEW), wait);
+		this.redis.preload(List.of(SUBMIT, TAKE, RENEW, FINISH, FAIL, RELEASE, REDRIVE, DISCARD, PAUSE, RESUME, UNTAKE, RECLAIM, VIEW), wait);
 	}
 
 	/** The id of the stored task: this one, or the one stored already under the deduplication id. */
@@ -157,6 +161,28 @@ final class QueueScripts {
 	/** 1, or 0 when the task was not dead. */
 	CompletableFuture<Long> discard(QueueKeys keys, String id) {
 		return this.redis.run(DISCARD, keys.forScripts(), List.of(id));
+	}
+
+	/** Pauses the queue ({@code group} null) or a group: 1, or 0 when it was paused already. */
+	CompletableFuture<Long> pause(QueueKeys keys, @Nullable String group) {
+		return this.redis.run(PAUSE, keys.forScripts(), List.of((group == null) ? "queue" : "group", (group == null) ? "" : group));
+	}
+
+	/** Resumes the queue ({@code group} null) or a group: 1, or 0 when it was not paused. */
+	CompletableFuture<Long> resume(QueueKeys keys, @Nullable String group) {
+		return this.redis.run(RESUME, keys.forScripts(), List.of((group == null) ? "queue" : "group", (group == null) ? "" : group,
+				keys.channel()));
+	}
+
+	/** Whether the queue is paused, and its paused groups, sorted. */
+	CompletableFuture<Paused> paused(QueueKeys keys) {
+		return this.redis.<List<Object>>run(VIEW, keys.forScripts(), List.of("paused"))
+			.thenApply((reply) -> new Paused((Long) reply.get(0) == 1L,
+					((List<Object>) reply.get(1)).stream().map(QueueScripts::text).toList()));
+	}
+
+	/** The pause state of a queue. */
+	record Paused(boolean queue, List<String> groups) {
 	}
 
 	/** {queued, running, dead, groups waiting}. */
