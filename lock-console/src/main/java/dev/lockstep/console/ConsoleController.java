@@ -57,14 +57,12 @@ final class ConsoleController {
 		this.secured = secured;
 	}
 
-	/** The page's links are relative: it is served at the path with a trailing slash. */
-	@GetMapping("")
-	ResponseEntity<Void> toPage(HttpServletRequest request) {
-		return ResponseEntity.status(HttpStatus.FOUND).location(URI.create(request.getRequestURI() + "/")).build();
-	}
-
-	@GetMapping("/")
-	ResponseEntity<byte[]> page() throws IOException {
+	/** The page; its links are relative, so it is served at the path with a trailing slash (the path without one redirects there). */
+	@GetMapping({ "", "/" })
+	ResponseEntity<byte[]> page(HttpServletRequest request) throws IOException {
+		if (!request.getRequestURI().endsWith("/")) {
+			return ResponseEntity.status(HttpStatus.FOUND).location(URI.create(request.getRequestURI() + "/")).build();
+		}
 		return asset("index.html");
 	}
 
