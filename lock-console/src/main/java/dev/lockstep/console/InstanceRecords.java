@@ -55,7 +55,7 @@ final class InstanceRecords {
 		fields.put("queues", String.join(LINE_SEPARATOR, record.queues()));
 		fields.put("jobs", String.join(LINE_SEPARATOR, record.jobs()));
 		fields.put("locks", String.join(LINE_SEPARATOR, record.locks().stream().map(InstanceRecords::line).toList()));
-		this.redis.delete(key);
+		// every field is written each time, so a reader never sees the record missing
 		this.redis.opsForHash().putAll(key, fields);
 		this.redis.expire(key, KEPT);
 		this.redis.opsForValue().set(this.prefix + "alive:" + record.id(), record.lockInstance(), aliveFor);

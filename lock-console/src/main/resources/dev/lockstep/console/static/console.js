@@ -122,7 +122,11 @@
       var counts = el('div', { class: 'counts' }, [el('span', { text: 'queued ' + s.queued }), el('span', { text: 'running ' + s.running }),
         el('span', { text: 'dead ' + s.dead }), el('span', { text: 'groups waiting ' + s.groupsWaiting }),
         q.paused ? el('span', { class: 'paused', text: 'PAUSED' }) : null,
-        q.paused ? button('Resume queue', 'resume', { queue: q.name }) : button('Pause queue', 'pause', { queue: q.name })]);
+        q.paused ? button('Resume queue', 'resume', { queue: q.name }) : button('Pause queue', 'pause', { queue: q.name }),
+        mayAct ? el('button', { text: 'Pause a group…', onclick: function () {
+          var group = window.prompt('Group of queue ' + q.name + ' to pause (its tasks wait, in order, until resumed):');
+          if (group) { act('pause', { queue: q.name, group: group }); }
+        } }) : null]);
       var groups = el('table', { class: 'groups' }, [el('thead', {}, [el('tr', {}, [el('th', { text: 'Group' }), el('th', { text: 'Queued' }),
         el('th', { text: 'State' }), el('th', {})])]), el('tbody', {}, q.busiestGroups.map(function (g) {
         return el('tr', { 'data-group': g.group }, [td(g.group), td(g.queued), td(g.running ? 'running' : 'waiting'),
