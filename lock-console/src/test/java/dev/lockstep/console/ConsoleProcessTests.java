@@ -143,7 +143,12 @@ class ConsoleProcessTests {
 	@Test
 	@Order(3)
 	void pausedGroupWaitsAndRunsInOrderAfterResume() throws Exception {
-		this.browser.evaluate("window.lockstepConsole.act('pause', {queue: 'work', group: 'g2'})");
+		// g2 has no task yet: the queue's 'Pause a group…' button asks for its name
+		String queue = "document.querySelector('#queues div[data-queue=\"work\"]')";
+		this.browser.await("!!" + queue, WAIT);
+		this.browser.evaluate("window.prompt = function () { return 'g2'; }; " + queue
+				+ ".querySelector('button[data-action=\"pause-group\"]').click()");
+		awaitPaused("g2");
 		for (String payload : List.of("p1", "p2", "p3")) {
 			get(this.urls.get(1) + "/test/submit?group=g2&payload=" + payload);
 		}
@@ -205,6 +210,15 @@ class ConsoleProcessTests {
 		this.browser.await("!" + row, WAIT);
 		assertThat(this.redis.hasKey(lock)).isFalse();
 		assertThat(this.apps.get(0).output()).contains("operator asked to release lock 'nightly-report' held by " + holder);
+	}
+
+	private void awaitPaused(String group) throws InterruptedException {
+		String paused = this.prefix + "{queue:work}:paused";
+		long deadline = System.nanoTime() + WAIT.toNanos();
+		while (!Boolean.TRUE.equals(this.redis.opsForSet().isMember(paused, group)) && System.nanoTime() < deadline) {
+			Thread.sleep(50);
+		}
+		assertThat(this.redis.opsForSet().isMember(paused, group)).as("group " + group + " paused").isTrue();
 	}
 
 	private void awaitRedis(String list, List<String> expected) throws InterruptedException {

@@ -123,7 +123,7 @@
         el('span', { text: 'dead ' + s.dead }), el('span', { text: 'groups waiting ' + s.groupsWaiting }),
         q.paused ? el('span', { class: 'paused', text: 'PAUSED' }) : null,
         q.paused ? button('Resume queue', 'resume', { queue: q.name }) : button('Pause queue', 'pause', { queue: q.name }),
-        mayAct ? el('button', { text: 'Pause a group…', onclick: function () {
+        mayAct ? el('button', { text: 'Pause a group…', 'data-action': 'pause-group', onclick: function () {
           var group = window.prompt('Group of queue ' + q.name + ' to pause (its tasks wait, in order, until resumed):');
           if (group) { act('pause', { queue: q.name, group: group }); }
         } }) : null]);
