@@ -3,6 +3,8 @@ package dev.lockstep;
 import java.util.List;
 import java.util.Optional;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Durable serial queues on Redis: tasks are submitted with a group key and stored in Redis, and the
  * {@link dev.lockstep.annotation.SerialQueueListener listeners} of every instance run them. The
@@ -67,6 +69,53 @@ public interface SerialQueue {
 		throw new UnsupportedOperationException(getClass().getName()
 				+ " does not implement SerialQueue.discard(queue, taskId): dead task '" + taskId + "' of queue '"
 				+ queue + "' was not discarded");
+	}
+
+
+	/**
+	 * Pauses the whole queue ({@code group} null) or one group, on every instance: no worker starts
+	 * a task of it until it is resumed; a task running now runs to its end. A paused group's tasks
+	 * keep their order, and other groups go on. Lasts until resumed, also across restarts.
+	 * @param queue the queue
+	 * @param group the group, or null for the whole queue
+	 * @return true if it was not paused before
+	 * @throws UnsupportedOperationException from an implementation written before this method was
+	 * added (its default); Lockstep's own queue implements it
+	 */
+	default boolean pause(String queue, @Nullable String group) {
+		throw new UnsupportedOperationException(getClass().getName()
+				+ " does not implement SerialQueue.pause(queue, group): queue '" + queue + "' was not paused");
+	}
+
+	/**
+	 * Resumes a queue or group {@link #pause paused} before: its tasks start again, in order.
+	 * @param queue the queue
+	 * @param group the group, or null for the whole queue
+	 * @return true if it was paused
+	 * @throws UnsupportedOperationException from an implementation written before this method was
+	 * added (its default); Lockstep's own queue implements it
+	 */
+	default boolean resume(String queue, @Nullable String group) {
+		throw new UnsupportedOperationException(getClass().getName()
+				+ " does not implement SerialQueue.resume(queue, group): queue '" + queue + "' was not resumed");
+	}
+
+	/**
+	 * Whether the whole queue is paused.
+	 * @param queue the queue
+	 * @return false from an implementation written before pausing existed (its default)
+	 */
+	default boolean isPaused(String queue) {
+		return false;
+	}
+
+	/**
+	 * The queue's paused groups, sorted by name.
+	 * @param queue the queue
+	 * @return none from an implementation written before pausing existed (its default)
+	 */
+	default List<String> pausedGroups(String queue) {
+		return List.of();
 	}
 
 }

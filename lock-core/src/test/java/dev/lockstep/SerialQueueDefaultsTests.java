@@ -5,6 +5,7 @@ import java.util.Optional;
 
 import org.junit.jupiter.api.Test;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
@@ -21,6 +22,19 @@ class SerialQueueDefaultsTests {
 			.hasMessageContaining("SerialQueue.discard")
 			.hasMessageContaining("'t-1'")
 			.hasMessageContaining("'imports'");
+	}
+
+	@Test
+	void anImplementationWrittenBeforePausingCompilesAndItsPauseNamesItself() {
+		SerialQueue own = new OwnQueue();
+		assertThatThrownBy(() -> own.pause("imports", "acme")).isInstanceOf(UnsupportedOperationException.class)
+			.hasMessageContaining(OwnQueue.class.getName())
+			.hasMessageContaining("SerialQueue.pause")
+			.hasMessageContaining("'imports'");
+		assertThatThrownBy(() -> own.resume("imports", null)).isInstanceOf(UnsupportedOperationException.class)
+			.hasMessageContaining("SerialQueue.resume");
+		assertThat(own.isPaused("imports")).isFalse();
+		assertThat(own.pausedGroups("imports")).isEmpty();
 	}
 
 	/** Implements exactly the abstract methods of 0.1.0's interface. */

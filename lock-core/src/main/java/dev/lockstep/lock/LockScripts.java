@@ -130,6 +130,22 @@ final class LockScripts {
 			.thenApply((renewed) -> renewed.get(0));
 	}
 
+	/**
+	 * Releases the lock for whoever holds it if that holder's instance is {@code holderInstance} and
+	 * its token {@code fencingToken} (read first, then released by its exact value, so a lock taken
+	 * again in between is left alone), handing it on as its holder's release would: 1 if released.
+	 */
+	CompletableFuture<Long> releaseHeldBy(LockKeys keys, String holderInstance, long fencingToken) {
+		return this.redis.<List<Object>>run(STATE, keys.lockAndQueue(), List.of("1")).thenCompose((reply) -> {
+			String current = ScriptSet.text(reply.get(0));
+			String[] parts = current.split(":");
+			if (parts.length != 3 || !parts[0].equals(holderInstance) || !parts[2].equals(Long.toString(fencingToken))) {
+				return CompletableFuture.completedFuture(0L);
+			}
+			return this.redis.<Long>run(RELEASE, keys.all(), List.of(current, this.channelPrefix));
+		});
+	}
+
 	/** A lock key's value: '<owner id>:<fencing token>', as the lock scripts write it; any token if 0. */
 	private static String value(String owner, long fencingToken) {
 		return owner + ":" + ((fencingToken > 0) ? Long.toString(fencingToken) : "*");

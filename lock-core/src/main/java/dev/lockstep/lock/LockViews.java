@@ -12,7 +12,10 @@ import java.util.Map;
 import dev.lockstep.LockSnapshot;
 import dev.lockstep.lock.LockWaiters.Waiter;
 
-/** Reads what an engine holds and waits for, and any key's state in Redis, for monitoring; changes nothing. */
+/**
+ * Reads what an engine holds and waits for, and any key's state in Redis, for monitoring; changes
+ * nothing but for an operator's release of a lock its holder left behind ({@link #releaseHeldBy}).
+ */
 final class LockViews {
 
 	private final String keyPrefix;
@@ -75,6 +78,12 @@ final class LockViews {
 	LockSnapshot.KeyState keyState(String key) {
 		LockKeys keys = LockKeys.of(this.keyPrefix, key);
 		return this.replies.await(this.scripts.state(keys, 100), keys, "reading", null);
+	}
+
+	/** Releases the lock if Redis shows it held by that instance under that token; see LockScripts. */
+	boolean releaseHeldBy(String key, String holderInstance, long fencingToken) {
+		LockKeys keys = LockKeys.of(this.keyPrefix, key);
+		return this.replies.await(this.scripts.releaseHeldBy(keys, holderInstance, fencingToken), keys, "releasing", null) == 1L;
 	}
 
 }

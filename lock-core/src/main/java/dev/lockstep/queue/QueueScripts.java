@@ -37,6 +37,10 @@ final class QueueScripts {
 
 	private static final LuaScript DISCARD = SCRIPTS.load(ScriptOutputType.INTEGER, "queue-discard.lua");
 
+	private static final LuaScript PAUSE = SCRIPTS.load(ScriptOutputType.INTEGER, "queue-pause.lua");
+
+	private static final LuaScript RESUME = SCRIPTS.load(ScriptOutputType.INTEGER, "queue-resume.lua");
+
 	private static final LuaScript UNTAKE = SCRIPTS.load(ScriptOutputType.VALUE, "queue-untake.lua");
 
 	private static final LuaScript RECLAIM = SCRIPTS.load(ScriptOutputType.MULTI, "queue-reclaim.lua");
@@ -155,6 +159,28 @@ final class QueueScripts {
 	/** 1, or 0 when the task was not dead. */
 	CompletableFuture<Long> discard(QueueKeys keys, String id) {
 		return this.redis.run(DISCARD, keys.forScripts(), List.of(id));
+	}
+
+	/** Pauses the queue ({@code group} null) or a group: 1, or 0 when it was paused already. */
+	CompletableFuture<Long> pause(QueueKeys keys, @Nullable String group) {
+		return this.redis.run(PAUSE, keys.forScripts(), List.of((group == null) ? "queue" : "group", (group == null) ? "" : group));
+	}
+
+	/** Resumes the queue ({@code group} null) or a group: 1, or 0 when it was not paused. */
+	CompletableFuture<Long> resume(QueueKeys keys, @Nullable String group) {
+		return this.redis.run(RESUME, keys.forScripts(), List.of((group == null) ? "queue" : "group", (group == null) ? "" : group,
+				keys.channel()));
+	}
+
+	/** Whether the queue is paused, and its paused groups, sorted. */
+	CompletableFuture<Paused> paused(QueueKeys keys) {
+		return this.redis.<List<Object>>run(VIEW, keys.forScripts(), List.of("paused"))
+			.thenApply((reply) -> new Paused((Long) reply.get(0) == 1L,
+					((List<Object>) reply.get(1)).stream().map(ScriptSet::text).toList()));
+	}
+
+	/** The pause state of a queue. */
+	record Paused(boolean queue, List<String> groups) {
 	}
 
 	/** {queued, running, dead, groups waiting}. */

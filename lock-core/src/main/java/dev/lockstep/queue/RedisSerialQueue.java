@@ -247,6 +247,36 @@ public class RedisSerialQueue implements SerialQueue, SmartLifecycle {
 		return await(this.scripts.discard(keys(queue), taskId), "discarding task '" + taskId + "' of queue '" + queue + "'") == 1L;
 	}
 
+	@Override
+	public boolean pause(String queue, @Nullable String group) {
+		checkGroup(group);
+		return await(this.scripts.pause(keys(queue), group), "pausing " + what(queue, group)) == 1L;
+	}
+
+	@Override
+	public boolean resume(String queue, @Nullable String group) {
+		checkGroup(group);
+		return await(this.scripts.resume(keys(queue), group), "resuming " + what(queue, group)) == 1L;
+	}
+
+	@Override
+	public boolean isPaused(String queue) {
+		return await(this.scripts.paused(keys(queue)), "reading the pauses of queue '" + queue + "'").queue();
+	}
+
+	@Override
+	public List<String> pausedGroups(String queue) {
+		return await(this.scripts.paused(keys(queue)), "reading the pauses of queue '" + queue + "'").groups();
+	}
+
+	private static void checkGroup(@Nullable String group) {
+		Assert.isTrue(group == null || !group.isEmpty(), "Group must not be empty (null pauses the whole queue)");
+	}
+
+	private static String what(String queue, @Nullable String group) {
+		return (group != null) ? "group '" + group + "' of queue '" + queue + "'" : "queue '" + queue + "'";
+	}
+
 	private QueueKeys keys(String queue) {
 		Assert.hasText(queue, "Queue name must not be blank");
 		return QueueKeys.of(this.keyPrefix, queue);

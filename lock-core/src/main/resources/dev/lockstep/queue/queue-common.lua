@@ -14,7 +14,14 @@
 --   :owners   hash owner id -> task id, for each running task (the owner of its take): a take sent
 --             again under the same owner id (its reply lost, the client sent it again) finds the
 --             task the first one started, rather than start a second one nobody runs
--- A group with tasks is in exactly one of :ready, :delayed, or running (its head task in :running).
+--   :paused   set of paused groups (see queue-pause.lua): their tasks keep their order, no worker
+--             starts one until the group is resumed
+--   :held     list of paused groups whose next task could start (a paused group's place instead
+--             of :ready), each at most once
+--   :paused-queue  '1' while the whole queue is paused: takes start nothing (leases and retries
+--             falling due are still handled)
+-- A group with tasks is in exactly one of :ready, :held, :delayed, or running (its head task in
+-- :running); a paused group is never in :ready.
 local base = KEYS[1]
 
 local function now_ms()
@@ -41,6 +48,11 @@ end
 -- when its head task has had its turn already), and idle workers are woken unless the caller
 -- takes a task itself right after (channel false) and wakes them only if work is left then.
 local function make_ready(group, channel, front)
+  if redis.call('SISMEMBER', base .. ':paused', group) == 1 then
+    -- paused: it waits aside, no worker is woken; resuming it readies it (queue-resume.lua)
+    redis.call('RPUSH', base .. ':held', group)
+    return
+  end
   if front then
     redis.call('LPUSH', base .. ':ready', group)
   else
@@ -151,7 +163,7 @@ end
 -- the tasks whose lease ran out (buried instead when that was their last attempt) and readying the
 -- groups whose retry is due. Returns {1, id, group, payload, attempt, submitted ms, last error,
 -- now ms, fencing token} when a task starts; {0, ms until the next lease or retry falls due, -1
--- when none}. A take by an owner that holds a task already is this take sent again: it answers
+-- when none}; nothing starts while the queue is paused. A take by an owner that holds a task already is this take sent again: it answers
 -- with that task, as the first did, and starts nothing (its lease and attempt stay as they are).
 local function take_next(owner, lease_ms, max_attempts, channel)
   local now, now_us = clock()
@@ -171,7 +183,9 @@ local function take_next(owner, lease_ms, max_attempts, channel)
     return started(again, redis.call('HGET', task_key(again), 'group'), now)
   end
 
-  for _ = 1, 16 do
+  -- a paused queue starts nothing; a paused group is never in :ready (see make_ready)
+  local halted = redis.call('EXISTS', base .. ':paused-queue') == 1
+  for _ = 1, halted and 0 or 16 do
     local group = redis.call('LPOP', base .. ':ready')
     if not group then
       break

@@ -7,6 +7,7 @@
 -- ARGV[1] 'groups', ARGV[2] max: the groups of up to max running tasks, up to max whose running
 --   task's lease ran out and up to max waiting for a worker, each {group, queued tasks (not
 --   counting a running one), 1 if running else 0}
+-- ARGV[1] 'paused': returns {1 if the queue is paused else 0, {paused groups, sorted}}
 local running = base .. ':running'
 local now = now_ms()
 -- the scores of live leases: later than now
@@ -37,6 +38,11 @@ if ARGV[1] == 'groups' then
     add(group, false)
   end
   return out
+end
+if ARGV[1] == 'paused' then
+  local groups = redis.call('SMEMBERS', base .. ':paused')
+  table.sort(groups)
+  return {redis.call('EXISTS', base .. ':paused-queue'), groups}
 end
 if ARGV[1] == 'stats' then
   local leased = redis.call('ZCOUNT', running, live, '+inf')

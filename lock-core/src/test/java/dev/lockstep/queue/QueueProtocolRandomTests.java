@@ -51,7 +51,10 @@ import static org.assertj.core.api.Assertions.assertThat;
  * <li>a take or finish-and-take sent again (its reply lost) answers with the task the first one
  * started, its attempt and fencing token unchanged, and every running task is owned by the take
  * its worker heard of (none waits out a lease it never ran under); fencing tokens increase with
- * every start within a group.</li>
+ * every start within a group;</li>
+ * <li>pauses and resumes of the queue and of groups, at random: no take starts a task of a paused
+ * group or of a paused queue; a paused group is never among the groups waiting for a worker but
+ * waits aside (once), and goes on in order when resumed; the pause view shows what was paused.</li>
  * </ul>
  * Seeded: a failure names its seed and step; {@code -Dlockstep.queue.seeds=N} runs N more seeds.
  */
@@ -105,6 +108,10 @@ class QueueProtocolRandomTests {
 
 	private Map<String, Object> states = Map.of();
 
+	private final Set<String> pausedGroups = new HashSet<>();
+
+	private boolean queuePaused;
+
 	@ParameterizedTest(name = "seed {0}")
 	@ValueSource(longs = { 1, 2, 3 })
 	void invariantsHoldUnderRandomOperations(long seed) throws Exception {
@@ -129,6 +136,8 @@ class QueueProtocolRandomTests {
 		this.forgotten.clear();
 		this.tokens.clear();
 		this.tokenOwners.clear();
+		this.pausedGroups.clear();
+		this.queuePaused = false;
 	}
 
 	private void run(long seed) throws Exception {
@@ -154,6 +163,9 @@ class QueueProtocolRandomTests {
 	}
 
 	private String step(Random random) throws Exception {
+		if (random.nextInt(20) == 0) {
+			return pauseOrResume(random);
+		}
 		int dice = random.nextInt(100);
 		if (dice < 25) {
 			String group = "g" + random.nextInt(5);
@@ -188,6 +200,7 @@ class QueueProtocolRandomTests {
 				}
 			}
 			if (taken.task() != null) {
+				checkNotPaused(taken.task());
 				checkToken(taken.task());
 				String id = taken.task().id();
 				assertThat(this.groupOf.get(id)).isEqualTo(taken.task().group());
@@ -236,6 +249,7 @@ class QueueProtocolRandomTests {
 			if (finished.next().task() != null) {
 				assertThat(next).as("a finish takes only when asked to").isNotNull();
 				assertThat(finished.ended()).as("a finish that did not end its task takes nothing").isTrue();
+				checkNotPaused(finished.next().task());
 				checkToken(finished.next().task());
 				this.held.put(finished.next().task().id(), next);
 			}
@@ -320,6 +334,14 @@ class QueueProtocolRandomTests {
 		Set<String> delayed = this.template.opsForZSet().range(base + ":delayed", 0, -1);
 		Set<String> running = this.template.opsForZSet().range(base + ":running", 0, -1);
 		Set<String> dead = this.template.opsForZSet().range(base + ":dead", 0, -1);
+		List<String> heldAside = this.template.opsForList().range(base + ":held", 0, -1);
+		assertThat(ready).as("groups waiting for a worker: none paused (paused " + this.pausedGroups + ")")
+			.noneMatch(this.pausedGroups::contains);
+		assertThat(heldAside).as("groups waiting aside are paused (paused " + this.pausedGroups + ")")
+			.allMatch(this.pausedGroups::contains);
+		QueueScripts.Paused pauses = get(this.scripts.paused(this.keys));
+		assertThat(pauses.queue()).as("the queue paused").isEqualTo(this.queuePaused);
+		assertThat(pauses.groups()).as("the groups paused").isEqualTo(this.pausedGroups.stream().sorted().toList());
 		Set<String> inGroups = new HashSet<>();
 		long queued = 0;
 		Set<String> groups = new HashSet<>(this.groupOf.values());
@@ -339,9 +361,10 @@ class QueueProtocolRandomTests {
 				}
 			}
 			assertThat(runningHere).as("tasks of " + group + " running").isLessThanOrEqualTo(1);
-			long places = ready.stream().filter(group::equals).count() + (delayed.contains(group) ? 1 : 0) + runningHere;
+			long places = ready.stream().filter(group::equals).count() + heldAside.stream().filter(group::equals).count()
+					+ (delayed.contains(group) ? 1 : 0) + runningHere;
 			assertThat(places).as("places of group " + group + " with " + ids.size() + " task(s): ready " + ready
-					+ ", delayed " + delayed).isEqualTo(ids.isEmpty() ? 0 : 1);
+					+ ", aside " + heldAside + ", delayed " + delayed).isEqualTo(ids.isEmpty() ? 0 : 1);
 			List<Integer> order = ids.stream().filter((id) -> !this.redriven.contains(id)).map(this.submitOrder::get).toList();
 			assertThat(order).as("tasks of " + group + " never redriven, in submission order").isSorted();
 		}
@@ -415,6 +438,35 @@ class QueueProtocolRandomTests {
 		assertThat(given).as("tasks given back for instance w" + instance).containsExactlyInAnyOrderElementsOf(expected);
 		given.forEach(this.held::remove);
 		return "instance w" + instance + " starts again: gave back " + given;
+	}
+
+	/**
+	 * Pauses or resumes the queue or a group; a pause of what is paused, or a resume of what is
+	 * not, answers 0.
+	 */
+	private String pauseOrResume(Random random) throws Exception {
+		String group = random.nextInt(4) == 0 ? null : "g" + random.nextInt(5);
+		boolean pausedNow = (group == null) ? this.queuePaused : this.pausedGroups.contains(group);
+		boolean pause = random.nextBoolean();
+		long answer = get(pause ? this.scripts.pause(this.keys, group) : this.scripts.resume(this.keys, group));
+		assertThat(answer).as((pause ? "pause " : "resume ") + group + " (paused: " + pausedNow + ")")
+			.isEqualTo((pause != pausedNow) ? 1 : 0);
+		if (group == null) {
+			this.queuePaused = pause;
+		}
+		else if (pause) {
+			this.pausedGroups.add(group);
+		}
+		else {
+			this.pausedGroups.remove(group);
+		}
+		return (pause ? "pause " : "resume ") + ((group == null) ? "the queue" : group);
+	}
+
+	/** No take starts a task of a paused queue or group. */
+	private void checkNotPaused(QueueScripts.Started task) {
+		assertThat(this.queuePaused).as("task " + task.id() + " started while the queue is paused").isFalse();
+		assertThat(this.pausedGroups).as("task " + task.id() + " started in a paused group").doesNotContain(task.group());
 	}
 
 	/** Fencing tokens increase with every start in a group; a take sent again answers the first's token. */

@@ -1,0 +1,161 @@
+package dev.lockstep.console;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeSet;
+
+import org.jspecify.annotations.Nullable;
+
+import dev.lockstep.JobElection;
+import dev.lockstep.JobGuardRegistry;
+import dev.lockstep.JobNextSlot;
+import dev.lockstep.JobRun;
+import dev.lockstep.JobSkip;
+import dev.lockstep.LockSnapshot;
+import dev.lockstep.QueueStats;
+import dev.lockstep.SerialTask;
+import dev.lockstep.console.InstanceRecords.HeldByInstance;
+import dev.lockstep.console.InstanceRecords.InstanceRecord;
+import dev.lockstep.lock.RedisLockService;
+import dev.lockstep.queue.QueueGroup;
+import dev.lockstep.queue.RedisSerialQueue;
+
+/**
+ * The whole cluster as Redis holds it: the instances from their heartbeat records, every lock one
+ * of them reported holding (checked against Redis: shown while Redis still shows that holder), every
+ * queue one of them runs tasks of and every job one of them guards, each read from Redis with
+ * Lockstep's own views. Reading costs Redis a few commands per instance, one read-only script per
+ * lock and about four per queue; nothing scans the key space.
+ */
+final class ClusterView {
+
+	static final int DEAD_SHOWN = 20;
+
+	static final int GROUPS_SHOWN = 10;
+
+	private final InstanceRecords records;
+
+	private final ConsoleHistory history;
+
+	private final String instanceId;
+
+	private final @Nullable RedisLockService locks;
+
+	private final @Nullable RedisSerialQueue queues;
+
+	private final @Nullable JobGuardRegistry jobs;
+
+	ClusterView(InstanceRecords records, ConsoleHistory history, String instanceId, @Nullable RedisLockService locks,
+			@Nullable RedisSerialQueue queues, @Nullable JobGuardRegistry jobs) {
+		this.records = records;
+		this.history = history;
+		this.instanceId = instanceId;
+		this.locks = locks;
+		this.queues = queues;
+		this.jobs = jobs;
+	}
+
+	Cluster read() {
+		long now = System.currentTimeMillis();
+		List<InstanceRecord> all = this.records.all();
+		List<Instance> instances = all.stream()
+			.map((record) -> new Instance(record.id(), record.host(), record.version(), record.lockstepVersion(),
+					record.heartbeatMillis(), record.alive(), record.id().equals(this.instanceId), record.locks().size()))
+			.toList();
+		return new Cluster(now, this.instanceId, instances, locks(all, now), queues(all), jobs(all));
+	}
+
+	private List<HeldLock> locks(List<InstanceRecord> all, long now) {
+		List<HeldLock> held = new ArrayList<>();
+		RedisLockService service = this.locks;
+		if (service == null) {
+			return held;
+		}
+		for (InstanceRecord record : all) {
+			for (HeldByInstance lock : record.locks()) {
+				LockSnapshot.KeyState state = service.keyState(lock.key());
+				// the record is a few seconds old: shown only while Redis still shows that hold
+				if (record.lockInstance().equals(state.holderInstance()) && state.fencingToken() != null
+						&& state.fencingToken() == lock.fencingToken()) {
+					held.add(new HeldLock(lock.key(), record.id(), record.lockInstance(), record.alive(), lock.thread(),
+							lock.fencingToken(), now - lock.heldSinceMillis(),
+							(state.leaseLeft() != null) ? state.leaseLeft().toMillis() : null, state.waiters(),
+							state.waitersInAll()));
+				}
+			}
+		}
+		return held;
+	}
+
+	private List<Queue> queues(List<InstanceRecord> all) {
+		RedisSerialQueue service = this.queues;
+		if (service == null) {
+			return List.of();
+		}
+		TreeSet<String> names = new TreeSet<>(service.listenedQueues());
+		all.stream().filter(InstanceRecord::alive).forEach((record) -> names.addAll(record.queues()));
+		List<Queue> queues = new ArrayList<>();
+		for (String name : names) {
+			queues.add(new Queue(name, service.stats(name), service.isPaused(name), service.pausedGroups(name),
+					service.busiestGroups(name, GROUPS_SHOWN), service.deadLetters(name, DEAD_SHOWN).stream().map(DeadTask::of).toList(),
+					this.history.queue(name)));
+		}
+		return queues;
+	}
+
+	private List<Job> jobs(List<InstanceRecord> all) {
+		JobGuardRegistry registry = this.jobs;
+		if (registry == null) {
+			return List.of();
+		}
+		Map<String, List<String>> guardedBy = new LinkedHashMap<>();
+		registry.jobs().forEach((job) -> guardedBy.computeIfAbsent(job.name(), (name) -> new ArrayList<>()));
+		for (InstanceRecord record : all) {
+			if (record.alive()) {
+				record.jobs().forEach((job) -> guardedBy.computeIfAbsent(job, (name) -> new ArrayList<>()).add(record.id()));
+			}
+		}
+		List<Job> jobs = new ArrayList<>();
+		new TreeSet<>(guardedBy.keySet()).forEach((name) -> jobs.add(new Job(name, guardedBy.get(name),
+				registry.lastRun(name).orElse(null), registry.lastSkip(name).orElse(null),
+				registry.nextSlot(name).orElse(null), registry.history(name), registry.elections(name))));
+		return jobs;
+	}
+
+	/** The console's one read: everything the page shows. */
+	record Cluster(long readAt, String thisInstance, List<Instance> instances, List<HeldLock> locks, List<Queue> queues,
+			List<Job> jobs) {
+	}
+
+	/** An instance, alive or seen within the last hour. */
+	record Instance(String id, String host, String version, String lockstepVersion, long lastHeartbeat, boolean alive,
+			boolean thisInstance, int locksHeld) {
+	}
+
+	/** A lock held now, as its holder reported it and Redis confirms it. */
+	record HeldLock(String key, String instance, String holder, boolean holderAlive, String thread, long fencingToken,
+			long heldForMillis, @Nullable Long leaseLeftMillis, List<String> waiters, long waitersInAll) {
+	}
+
+	/** A queue, read from Redis. */
+	record Queue(String name, QueueStats stats, boolean paused, List<String> pausedGroups, List<QueueGroup> busiestGroups,
+			List<DeadTask> deadLetters, List<ConsoleHistory.Sample> history) {
+	}
+
+	/** A dead task. */
+	record DeadTask(String id, String group, int attempt, long submittedAt, @Nullable String lastError) {
+
+		static DeadTask of(SerialTask task) {
+			return new DeadTask(task.id(), task.group(), task.attempt(), task.submittedAt().toEpochMilli(), task.lastError());
+		}
+
+	}
+
+	/** A guarded job, read from Redis: its ledger. */
+	record Job(String name, List<String> guardedBy, @Nullable JobRun lastRun, @Nullable JobSkip lastSkip,
+			@Nullable JobNextSlot next, List<JobRun> history, List<JobElection> elections) {
+	}
+
+}

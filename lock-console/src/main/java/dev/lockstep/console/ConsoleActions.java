@@ -1,0 +1,152 @@
+package dev.lockstep.console;
+
+import java.util.List;
+import java.util.function.Supplier;
+
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import dev.lockstep.GuardedJob;
+import dev.lockstep.JobGuardRegistry;
+import dev.lockstep.SerialTask;
+import dev.lockstep.lock.RedisLockService;
+import dev.lockstep.queue.RedisSerialQueue;
+
+/**
+ * What an operator may do from the console; each action is logged (logger
+ * {@code dev.lockstep.console.ConsoleActions}, INFO) with the user who did it and what came of it.
+ */
+final class ConsoleActions {
+
+	private static final Logger logger = LoggerFactory.getLogger(ConsoleActions.class);
+
+	private static final int GROUP_BATCH = 1000;
+
+	private final InstanceRecords records;
+
+	private final @Nullable RedisLockService locks;
+
+	private final @Nullable RedisSerialQueue queues;
+
+	private final @Nullable JobGuardRegistry jobs;
+
+	private final JobTriggers triggers;
+
+	ConsoleActions(InstanceRecords records, @Nullable RedisLockService locks, @Nullable RedisSerialQueue queues,
+			@Nullable JobGuardRegistry jobs, JobTriggers triggers) {
+		this.records = records;
+		this.locks = locks;
+		this.queues = queues;
+		this.jobs = jobs;
+		this.triggers = triggers;
+	}
+
+	Result redrive(String user, String queue, String taskId) {
+		return logged(user, "redrive task '" + taskId + "' of queue '" + queue + "'",
+				() -> queues().redrive(queue, taskId) ? Result.done("redriven") : Result.refused("not a dead task"));
+	}
+
+	Result discard(String user, String queue, String taskId) {
+		return logged(user, "discard task '" + taskId + "' of queue '" + queue + "'",
+				() -> queues().discard(queue, taskId) ? Result.done("discarded") : Result.refused("not a dead task"));
+	}
+
+	/** Redrives or discards every dead task of {@code group} (up to a thousand at a time). */
+	Result allOfGroup(String user, String queue, String group, boolean redrive) {
+		return logged(user, (redrive ? "redrive" : "discard") + " the dead tasks of group '" + group + "' of queue '" + queue + "'", () -> {
+			RedisSerialQueue service = queues();
+			List<SerialTask> dead = service.deadLetters(queue, GROUP_BATCH).stream().filter((task) -> task.group().equals(group)).toList();
+			long count = dead.stream().filter((task) -> redrive ? service.redrive(queue, task.id()) : service.discard(queue, task.id())).count();
+			return Result.done(count + " task(s) " + (redrive ? "redriven" : "discarded"));
+		});
+	}
+
+	Result pause(String user, String queue, @Nullable String group, boolean pause) {
+		String what = (group != null) ? "group '" + group + "' of queue '" + queue + "'" : "queue '" + queue + "'";
+		return logged(user, (pause ? "pause " : "resume ") + what, () -> {
+			boolean changed = pause ? queues().pause(queue, group) : queues().resume(queue, group);
+			return changed ? Result.done(pause ? "paused" : "resumed") : Result.refused(pause ? "paused already" : "not paused");
+		});
+	}
+
+	Result trigger(String user, String job) {
+		return logged(user, "trigger job '" + job + "'", () -> {
+			JobGuardRegistry registry = this.jobs;
+			GuardedJob guarded = (registry != null)
+					? registry.jobs().stream().filter((candidate) -> candidate.name().equals(job)).findFirst().orElse(null) : null;
+			if (guarded == null) {
+				return Result.refused("this instance does not guard job '" + job + "'; use the console of one that does");
+			}
+			Runnable call = this.triggers.find(guarded).orElse(null);
+			if (call == null) {
+				return Result.refused("job '" + job + "' (" + guarded.method() + ") takes arguments or has no bean here");
+			}
+			Thread thread = new Thread(() -> {
+				try {
+					call.run();
+				}
+				catch (RuntimeException ex) {
+					logger.warn("Lockstep console: job '{}' triggered by {} failed", job, user, ex);
+				}
+			}, "lockstep-console-trigger");
+			thread.setDaemon(true);
+			thread.start();
+			return Result.done("started here through the job guard: it runs unless a run holds the guard; see its history");
+		});
+	}
+
+	/** Releases {@code key} held by {@code holder} under {@code token}, only once no heartbeat shows that holder alive. */
+	Result release(String user, String key, String holder, long token) {
+		return logged(user, "release lock '" + key + "' held by " + holder + " (token " + token + ")", () -> {
+			RedisLockService service = this.locks;
+			if (service == null) {
+				return Result.refused("no Lockstep lock service here");
+			}
+			if (this.records.isAlive(holder)) {
+				return Result.refused("instance " + holder + " is alive (its heartbeat is live): it releases its own locks");
+			}
+			return service.releaseHeldBy(key, holder, token) ? Result.done("released")
+					: Result.refused("no longer held by " + holder + " under token " + token);
+		});
+	}
+
+	private RedisSerialQueue queues() {
+		RedisSerialQueue service = this.queues;
+		if (service == null) {
+			throw new IllegalStateException("no Lockstep serial queue here");
+		}
+		return service;
+	}
+
+	private static Result logged(String user, String action, Supplier<Result> run) {
+		Result result;
+		try {
+			result = run.get();
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Lockstep console: {} asked to {}: failed: {}", user, action, ex.toString());
+			return new Result(false, ex.getMessage() != null ? ex.getMessage() : ex.toString());
+		}
+		logger.info("Lockstep console: {} asked to {}: {}{}", user, action, result.done() ? "" : "refused, ", result.message());
+		return result;
+	}
+
+	/**
+	 * What an action did.
+	 * @param done whether it changed what it was asked to
+	 * @param message what happened, for the operator
+	 */
+	record Result(boolean done, String message) {
+
+		static Result done(String message) {
+			return new Result(true, message);
+		}
+
+		static Result refused(String message) {
+			return new Result(false, message);
+		}
+
+	}
+
+}

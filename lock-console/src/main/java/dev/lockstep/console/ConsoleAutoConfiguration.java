@@ -1,0 +1,87 @@
+package dev.lockstep.console;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.ApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
+import org.springframework.core.env.Environment;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.util.ClassUtils;
+import org.springframework.web.servlet.DispatcherServlet;
+
+import dev.lockstep.JobGuardRegistry;
+import dev.lockstep.autoconfigure.LockstepAutoConfiguration;
+import dev.lockstep.autoconfigure.LockstepInstanceId;
+import dev.lockstep.autoconfigure.LockstepProperties;
+import dev.lockstep.autoconfigure.job.JobGuardAutoConfiguration;
+import dev.lockstep.autoconfigure.queue.SerialQueueAutoConfiguration;
+import dev.lockstep.lock.RedisLockService;
+import dev.lockstep.queue.RedisSerialQueue;
+
+/**
+ * The Lockstep console: every instance with it on its class path writes a heartbeat record to
+ * Redis; with {@code lockstep.console.enabled=true}, a servlet web application also serves the
+ * console under {@code lockstep.console.path} (default {@code /lockstep}), behind the console's
+ * roles when Spring Security is present (see {@link ConsoleSecurityConfiguration}).
+ */
+@AutoConfiguration(after = { LockstepAutoConfiguration.class, SerialQueueAutoConfiguration.class,
+		JobGuardAutoConfiguration.class },
+		afterName = "org.springframework.boot.security.autoconfigure.web.servlet.ServletWebSecurityAutoConfiguration")
+@ConditionalOnBean({ RedisConnectionFactory.class, LockstepInstanceId.class })
+@ConditionalOnBooleanProperty(name = "lockstep.enabled", matchIfMissing = true)
+@EnableConfigurationProperties(ConsoleProperties.class)
+public final class ConsoleAutoConfiguration {
+
+	static final String SECURITY_CLASS = "org.springframework.security.config.annotation.web.builders.HttpSecurity";
+
+	@Bean
+	InstanceRecords lockstepConsoleRecords(RedisConnectionFactory connectionFactory, LockstepProperties properties) {
+		return new InstanceRecords(new StringRedisTemplate(connectionFactory), properties.getKeyPrefix());
+	}
+
+	@Bean
+	ConsoleHistory lockstepConsoleHistory(RedisConnectionFactory connectionFactory, LockstepProperties properties) {
+		return new ConsoleHistory(new StringRedisTemplate(connectionFactory), properties.getKeyPrefix());
+	}
+
+	@Bean
+	InstanceHeartbeat lockstepConsoleHeartbeat(InstanceRecords records, ConsoleHistory history, LockstepInstanceId instanceId,
+			ConsoleProperties properties, Environment environment, ObjectProvider<RedisLockService> locks,
+			ObjectProvider<RedisSerialQueue> queues, ObjectProvider<JobGuardRegistry> jobs) {
+		return new InstanceHeartbeat(records, history, instanceId.value(),
+				environment.getProperty("spring.application.version", "unknown"), properties.getHeartbeatInterval(),
+				locks.getIfUnique(), queues.getIfUnique(), jobs.getIfUnique());
+	}
+
+	/** The console's page and API, in a servlet web application that turns it on. */
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
+	@ConditionalOnClass(DispatcherServlet.class)
+	@ConditionalOnBooleanProperty("lockstep.console.enabled")
+	@Import(ConsoleSecurityConfiguration.class)
+	static final class Web {
+
+		@Bean
+		ConsoleController lockstepConsoleController(InstanceRecords records, ConsoleHistory history,
+				LockstepInstanceId instanceId, ConsoleProperties properties, ApplicationContext context,
+				ObjectProvider<RedisLockService> locks, ObjectProvider<RedisSerialQueue> queues,
+				ObjectProvider<JobGuardRegistry> jobs) {
+			ClusterView view = new ClusterView(records, history, instanceId.value(), locks.getIfUnique(),
+					queues.getIfUnique(), jobs.getIfUnique());
+			ConsoleActions actions = new ConsoleActions(records, locks.getIfUnique(), queues.getIfUnique(),
+					jobs.getIfUnique(), new JobTriggers(context));
+			return new ConsoleController(view, actions, properties,
+					ClassUtils.isPresent(SECURITY_CLASS, context.getClassLoader()));
+		}
+
+	}
+
+}

@@ -1,0 +1,154 @@
+package dev.lockstep.console;
+
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import org.springframework.context.SmartLifecycle;
+
+import dev.lockstep.GuardedJob;
+import dev.lockstep.JobGuardRegistry;
+import dev.lockstep.lock.RedisLockService;
+import dev.lockstep.queue.RedisSerialQueue;
+
+/**
+ * Writes this instance's heartbeat record every {@code lockstep.console.heartbeat-interval} (see
+ * {@link InstanceRecords}), and with it a history sample of the queues it runs tasks of (see
+ * {@link ConsoleHistory}). A failed write is logged and tried again at the next beat.
+ */
+final class InstanceHeartbeat implements SmartLifecycle {
+
+	private static final Logger logger = LoggerFactory.getLogger(InstanceHeartbeat.class);
+
+	private final InstanceRecords records;
+
+	private final ConsoleHistory history;
+
+	private final String instanceId;
+
+	private final String version;
+
+	private final Duration interval;
+
+	private final @Nullable RedisLockService locks;
+
+	private final @Nullable RedisSerialQueue queues;
+
+	private final @Nullable JobGuardRegistry jobs;
+
+	private final String host = hostName();
+
+	private @Nullable ScheduledExecutorService timer;
+
+	private volatile boolean failing;
+
+	InstanceHeartbeat(InstanceRecords records, ConsoleHistory history, String instanceId, String version,
+			Duration interval, @Nullable RedisLockService locks, @Nullable RedisSerialQueue queues,
+			@Nullable JobGuardRegistry jobs) {
+		this.records = records;
+		this.history = history;
+		this.instanceId = instanceId;
+		this.version = version;
+		this.interval = interval;
+		this.locks = locks;
+		this.queues = queues;
+		this.jobs = jobs;
+	}
+
+	@Override
+	public synchronized void start() {
+		if (this.timer != null) {
+			return;
+		}
+		ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor((task) -> {
+			Thread thread = new Thread(task, "lockstep-console-heartbeat");
+			thread.setDaemon(true);
+			return thread;
+		});
+		timer.scheduleWithFixedDelay(this::beat, 0, this.interval.toMillis(), TimeUnit.MILLISECONDS);
+		this.timer = timer;
+	}
+
+	@Override
+	public synchronized void stop() {
+		ScheduledExecutorService timer = this.timer;
+		if (timer == null) {
+			return;
+		}
+		timer.shutdownNow();
+		this.timer = null;
+		try {
+			timer.awaitTermination(2, TimeUnit.SECONDS);
+			this.records.gone(this.instanceId);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+		catch (RuntimeException ex) {
+			logger.debug("Lockstep console: could not remove the heartbeat of {}", this.instanceId, ex);
+		}
+	}
+
+	@Override
+	public synchronized boolean isRunning() {
+		return this.timer != null;
+	}
+
+	/** Before the lock service and queue stop (their phase is {@code DEFAULT_PHASE}), after they start. */
+	@Override
+	public int getPhase() {
+		return SmartLifecycle.DEFAULT_PHASE - 1;
+	}
+
+	void beat() {
+		try {
+			RedisLockService locks = this.locks;
+			List<InstanceRecords.HeldByInstance> held = (locks != null) ? locks.heldLocks().stream()
+				.map((lock) -> new InstanceRecords.HeldByInstance(lock.key(), lock.thread(), lock.fencingToken(),
+						lock.heldSince().toEpochMilli()))
+				.toList() : List.of();
+			List<String> queueNames = (this.queues != null) ? this.queues.listenedQueues() : List.of();
+			List<String> jobNames = (this.jobs != null) ? this.jobs.jobs().stream().map(GuardedJob::name).toList() : List.of();
+			this.records.write(new InstanceRecords.InstanceRecord(this.instanceId, this.host, this.version,
+					lockstepVersion(), (locks != null) ? locks.getInstanceId() : this.instanceId,
+					System.currentTimeMillis(), queueNames, jobNames, held, true), this.interval.multipliedBy(3));
+			if (this.queues != null) {
+				this.history.sample(this.queues, queueNames);
+			}
+			if (this.failing) {
+				logger.info("Lockstep console: heartbeat of {} written again", this.instanceId);
+				this.failing = false;
+			}
+		}
+		catch (RuntimeException ex) {
+			if (!this.failing) {
+				logger.warn("Lockstep console: could not write the heartbeat of {}; trying again every {}", this.instanceId,
+						this.interval, ex);
+				this.failing = true;
+			}
+		}
+	}
+
+	static String lockstepVersion() {
+		String version = RedisLockService.class.getPackage().getImplementationVersion();
+		return (version != null) ? version : "development";
+	}
+
+	private static String hostName() {
+		try {
+			return InetAddress.getLocalHost().getHostName();
+		}
+		catch (UnknownHostException ex) {
+			return "unknown";
+		}
+	}
+
+}

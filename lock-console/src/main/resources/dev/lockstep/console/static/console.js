@@ -1,0 +1,214 @@
+// The Lockstep console: reads api/cluster every two seconds and draws it; no framework, nothing
+// loaded from anywhere but this application. Text from Redis is only ever set as textContent.
+(function () {
+  'use strict';
+  var mayAct = false;
+  var last = null;
+
+  function el(tag, attrs, children) {
+    var node = document.createElement(tag);
+    Object.keys(attrs || {}).forEach(function (name) {
+      if (name === 'text') { node.textContent = attrs[name]; }
+      else if (name === 'onclick') { node.addEventListener('click', attrs[name]); }
+      else { node.setAttribute(name, attrs[name]); }
+    });
+    (children || []).forEach(function (child) { if (child) { node.appendChild(child); } });
+    return node;
+  }
+  function td(text, cls) { return el('td', cls ? { text: String(text), class: cls } : { text: String(text) }); }
+  function ms(x) { return (x === null || x === undefined) ? null : (typeof x === 'number' ? x : Date.parse(x)); }
+  function ago(at) { var t = ms(at); return t === null ? '–' : duration(Date.now() - t) + ' ago'; }
+  function clock(at) { var t = ms(at); return t === null ? '–' : new Date(t).toLocaleTimeString(); }
+  function duration(millis) {
+    if (millis === null || millis === undefined) { return '–'; }
+    if (millis < 1000) { return Math.max(0, Math.round(millis)) + ' ms'; }
+    if (millis < 120000) { return (millis / 1000).toFixed(1) + ' s'; }
+    if (millis < 7200000) { return Math.round(millis / 60000) + ' min'; }
+    return (millis / 3600000).toFixed(1) + ' h';
+  }
+  function say(text, error) {
+    var node = document.getElementById('message');
+    node.textContent = text;
+    node.className = error ? 'error' : '';
+  }
+
+  function act(action, params, confirmText) {
+    if (confirmText && !window.confirm(confirmText)) { return Promise.resolve(); }
+    var body = new URLSearchParams(params);
+    return fetch('api/actions/' + action, {
+      method: 'POST', credentials: 'same-origin', body: body,
+      headers: { 'X-Lockstep-Action': action }
+    }).then(function (response) {
+      return response.json().catch(function () { return { done: false, message: 'HTTP ' + response.status }; })
+        .then(function (result) {
+          say(action + ': ' + result.message, !response.ok || !result.done);
+          return refresh();
+        });
+    });
+  }
+  function button(label, action, params, confirmText) {
+    if (!mayAct) { return null; }
+    return el('button', { text: label, 'data-action': action, 'data-target': JSON.stringify(params),
+      onclick: function () { act(action, params, confirmText); } });
+  }
+
+  function fill(id, rows) {
+    var body = document.querySelector('#' + id + ' tbody');
+    body.replaceChildren.apply(body, rows);
+  }
+
+  function drawInstances(cluster) {
+    fill('instances', cluster.instances.map(function (i) {
+      return el('tr', { 'data-instance': i.id }, [td(i.id + (i.thisInstance ? ' (this one)' : '')), td(i.host),
+        td(i.version + ' / Lockstep ' + i.lockstepVersion), td(ago(i.lastHeartbeat)),
+        td(i.alive ? 'alive' : 'dead', i.alive ? 'alive' : 'dead'), td(i.locksHeld)]);
+    }));
+  }
+
+  function drawLocks(cluster) {
+    fill('locks', cluster.locks.map(function (l) {
+      var waiters = l.waitersInAll === 0 ? '–' : l.waiters.join(', ') + (l.waitersInAll > l.waiters.length ? ' … (' + l.waitersInAll + ')' : '');
+      return el('tr', { 'data-lock': l.key }, [td(l.key), td(l.instance + (l.holderAlive ? '' : ' (dead)'), l.holderAlive ? '' : 'dead'),
+        td(l.thread), td(l.fencingToken), td(duration(l.heldForMillis)), td(duration(l.leaseLeftMillis)), td(waiters),
+        el('td', {}, [l.holderAlive ? null : button('Release', 'release', { key: l.key, holder: l.holder, token: l.fencingToken },
+          'Release lock ' + l.key + ' left by dead instance ' + l.instance + '?')])]);
+    }));
+  }
+
+  function chart(samples, series) {
+    var width = 360, height = 90, pad = 18;
+    var svg = document.createElementNS('http://www.w3.org/2000/svg', 'svg');
+    svg.setAttribute('class', 'chart');
+    svg.setAttribute('width', width);
+    svg.setAttribute('height', height);
+    if (samples.length === 0) {
+      var empty = document.createElementNS(svg.namespaceURI, 'text');
+      empty.setAttribute('x', 8); empty.setAttribute('y', 20); empty.textContent = 'no samples yet (one a minute)';
+      svg.appendChild(empty);
+      return svg;
+    }
+    var max = 1;
+    samples.forEach(function (s) { series.forEach(function (name) { max = Math.max(max, s[name[0]]); }); });
+    var first = samples[0].x, span = Math.max(1, samples[samples.length - 1].x - first);
+    series.forEach(function (name) {
+      var line = document.createElementNS(svg.namespaceURI, 'polyline');
+      line.setAttribute('fill', 'none');
+      line.setAttribute('stroke', name[1]);
+      line.setAttribute('stroke-width', '1.5');
+      line.setAttribute('points', samples.map(function (s) {
+        var x = pad + (width - 2 * pad) * (samples.length === 1 ? 0.5 : (s.x - first) / span);
+        var y = height - pad - (height - 2 * pad) * s[name[0]] / max;
+        return x.toFixed(1) + ',' + y.toFixed(1);
+      }).join(' '));
+      svg.appendChild(line);
+    });
+    var top = document.createElementNS(svg.namespaceURI, 'text');
+    top.setAttribute('x', 2); top.setAttribute('y', 12); top.textContent = String(max);
+    svg.appendChild(top);
+    return svg;
+  }
+  function legend(series) {
+    return el('div', { class: 'legend' }, series.map(function (name) {
+      var span = el('span', { text: '— ' + name[0] });
+      span.style.color = name[1];
+      return span;
+    }));
+  }
+
+  function drawQueues(cluster) {
+    var root = document.getElementById('queues');
+    root.replaceChildren.apply(root, cluster.queues.map(function (q) {
+      var s = q.stats;
+      var counts = el('div', { class: 'counts' }, [el('span', { text: 'queued ' + s.queued }), el('span', { text: 'running ' + s.running }),
+        el('span', { text: 'dead ' + s.dead }), el('span', { text: 'groups waiting ' + s.groupsWaiting }),
+        q.paused ? el('span', { class: 'paused', text: 'PAUSED' }) : null,
+        q.paused ? button('Resume queue', 'resume', { queue: q.name }) : button('Pause queue', 'pause', { queue: q.name }),
+        mayAct ? el('button', { text: 'Pause a group…', 'data-action': 'pause-group', onclick: function () {
+          var group = window.prompt('Group of queue ' + q.name + ' to pause (its tasks wait, in order, until resumed):');
+          if (group) { act('pause', { queue: q.name, group: group }); }
+        } }) : null]);
+      var groups = el('table', { class: 'groups' }, [el('thead', {}, [el('tr', {}, [el('th', { text: 'Group' }), el('th', { text: 'Queued' }),
+        el('th', { text: 'State' }), el('th', {})])]), el('tbody', {}, q.busiestGroups.map(function (g) {
+        return el('tr', { 'data-group': g.group }, [td(g.group), td(g.queued), td(g.running ? 'running' : 'waiting'),
+          el('td', {}, [button('Pause', 'pause', { queue: q.name, group: g.group })])]);
+      }).concat(q.pausedGroups.map(function (g) {
+        return el('tr', { 'data-group': g, 'data-paused': 'true' }, [td(g), td('–'), td('paused', 'paused'),
+          el('td', {}, [button('Resume', 'resume', { queue: q.name, group: g })])]);
+      })))]);
+      var dead = el('table', { class: 'dead-letters' }, [el('thead', {}, [el('tr', {}, [el('th', { text: 'Dead task' }), el('th', { text: 'Group' }),
+        el('th', { text: 'Attempts' }), el('th', { text: 'Submitted' }), el('th', { text: 'Error' }), el('th', {})])]),
+        el('tbody', {}, q.deadLetters.map(function (t) {
+          return el('tr', { 'data-task': t.id }, [td(t.id), td(t.group), td(t.attempt), td(clock(t.submittedAt)), td(t.lastError || ''),
+            el('td', {}, [button('Redrive', 'redrive', { queue: q.name, task: t.id }),
+              button('Discard', 'discard', { queue: q.name, task: t.id }, 'Discard task ' + t.id + ' for good?'),
+              button('Redrive group', 'redrive-group', { queue: q.name, group: t.group }),
+              button('Discard group', 'discard-group', { queue: q.name, group: t.group }, 'Discard every dead task of group ' + t.group + '?')])]);
+        }))]);
+      var series = [['queued', '#2f6fdb'], ['running', '#1b7f3b'], ['dead', '#b3261e']];
+      var samples = q.history.map(function (h) { return { x: h.minute, queued: h.queued, running: h.running, dead: h.dead }; });
+      return el('div', { class: 'card', 'data-queue': q.name }, [el('h3', { text: q.name }), counts,
+        q.busiestGroups.length + q.pausedGroups.length ? groups : null, s.dead ? dead : null,
+        el('div', { class: 'muted', text: 'Last hour' }), chart(samples, series), legend(series)]);
+    }));
+    if (cluster.queues.length === 0) { root.textContent = 'No queue.'; }
+  }
+
+  function drawJobs(cluster) {
+    var root = document.getElementById('jobs');
+    root.replaceChildren.apply(root, cluster.jobs.map(function (j) {
+      var lastRun = j.lastRun ? 'last run on ' + j.lastRun.instance + ' at ' + clock(j.lastRun.start) + ', '
+        + duration(ms(j.lastRun.end) - ms(j.lastRun.start)) + (j.lastRun.succeeded ? '' : ' (failed: ' + j.lastRun.exception + ')') : 'no run yet';
+      var skip = j.lastSkip ? 'last skip on ' + j.lastSkip.instance + ' at ' + clock(j.lastSkip.at) + ': ' + j.lastSkip.reason : '';
+      var next = j.next ? 'next slot ' + clock(j.next.scheduledTime) + ' on ' + (j.next.expectedInstance || '?') + (j.next.elected ? ' (elected)' : '') : '';
+      var slots = el('table', { class: 'slots' }, [el('thead', {}, [el('tr', {}, [el('th', { text: 'Slot' }), el('th', { text: 'Chosen' }),
+        el('th', { text: 'Ran on' })])]), el('tbody', {}, j.elections.map(function (e) {
+        return el('tr', {}, [td(clock(e.scheduledTime)), td(e.chosenInstance), td(e.ranOn === null ? '–' : (e.ranOn || 'given up'))]);
+      }))]);
+      var runs = el('table', { class: 'runs' }, [el('thead', {}, [el('tr', {}, [el('th', { text: 'Run started' }), el('th', { text: 'Instance' }),
+        el('th', { text: 'Slot' }), el('th', { text: 'Took' }), el('th', { text: 'Result' })])]), el('tbody', {}, j.history.map(function (r) {
+        return el('tr', {}, [td(clock(r.start)), td(r.instance), td(r.scheduledTime ? clock(r.scheduledTime) : 'on demand'),
+          td(duration(ms(r.end) - ms(r.start))), td(r.succeeded ? 'ok' : 'failed: ' + r.exception)]);
+      }))]);
+      var series = [['took', '#6a3fb5']];
+      var samples = j.history.slice().reverse().map(function (r) { return { x: ms(r.start), took: ms(r.end) - ms(r.start) }; });
+      return el('div', { class: 'card', 'data-job': j.name }, [el('h3', { text: j.name }),
+        el('div', { text: 'guarded by ' + (j.guardedBy.join(', ') || 'this instance') }), el('div', { text: lastRun }),
+        skip ? el('div', { text: skip }) : null, next ? el('div', { text: next }) : null,
+        button('Run now', 'trigger', { job: j.name }, 'Run job ' + j.name + ' now (once, through its guard)?'),
+        j.elections.length ? slots : null, j.history.length ? runs : null,
+        el('div', { class: 'muted', text: 'Run durations (ms), recent runs' }), chart(samples, series)]);
+    }));
+    if (cluster.jobs.length === 0) { root.textContent = 'No guarded job.'; }
+  }
+
+  function draw(cluster) {
+    last = cluster;
+    var alive = cluster.instances.filter(function (i) { return i.alive; }).length;
+    document.getElementById('summary').textContent = alive + ' instance(s) alive, ' + cluster.locks.length + ' lock(s) held, '
+      + cluster.queues.length + ' queue(s), ' + cluster.jobs.length + ' job(s); read at ' + clock(cluster.readAt) + ' by ' + cluster.thisInstance;
+    drawInstances(cluster);
+    drawLocks(cluster);
+    drawQueues(cluster);
+    drawJobs(cluster);
+    document.body.setAttribute('data-loaded', String(cluster.readAt));
+  }
+
+  function refresh() {
+    return fetch('api/cluster', { credentials: 'same-origin' })
+      .then(function (response) {
+        if (!response.ok) { throw new Error('HTTP ' + response.status); }
+        return response.json();
+      })
+      .then(draw)
+      .catch(function (error) { say('Could not read the cluster: ' + error.message, true); });
+  }
+
+  fetch('api/me', { credentials: 'same-origin' }).then(function (r) { return r.json(); }).then(function (me) {
+    mayAct = me.mayAct;
+    document.getElementById('user').textContent = me.user + (me.mayAct ? ' (operator)' : ' (read-only)');
+  }).catch(function () { mayAct = false; }).then(function () {
+    refresh();
+    window.setInterval(refresh, 2000);
+  });
+  window.lockstepConsole = { refresh: refresh, act: act, last: function () { return last; } };
+}());

@@ -1,0 +1,20 @@
+-- Resumes a paused queue, or a paused group (see queue-pause.lua); idle workers are woken. A
+-- resumed group that was waiting for a worker when paused, or became ready since, waits at the
+-- front of the groups ready: it has waited longest.
+-- ARGV[1] 'queue' or 'group', ARGV[2] the group ('' for the queue), ARGV[3] wake-up channel
+-- Returns 1, or 0 when it was not paused.
+if ARGV[1] == 'queue' then
+  if redis.call('DEL', base .. ':paused-queue') == 0 then
+    return 0
+  end
+  redis.call('PUBLISH', ARGV[3], '')
+  return 1
+end
+local group = ARGV[2]
+if redis.call('SREM', base .. ':paused', group) == 0 then
+  return 0
+end
+if redis.call('LREM', base .. ':held', 1, group) == 1 then
+  make_ready(group, ARGV[3], true)
+end
+return 1
