@@ -11,33 +11,7 @@ local now = redis.call('TIME')
 local now_ms = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
 local deadline = now_ms + tonumber(ARGV[1])
 
-local deadlines = {}
-local flat = redis.call('HGETALL', KEYS[3])
-for i = 1, #flat, 2 do
-  deadlines[flat[i]] = tonumber(flat[i + 1])
-end
-local own = {}
-for i = 4, #ARGV do
-  own[ARGV[i]] = true
-end
-local queued = {}
-for _, entry in ipairs(redis.call('LRANGE', KEYS[2], 0, -1)) do
-  local entry_deadline = deadlines[entry]
-  if own[entry] or not entry_deadline then
-    -- this instance's own entries live on; an entry not seen before gets one window from now
-    redis.call('HSET', KEYS[3], entry, deadline)
-    queued[entry] = true
-  elseif entry_deadline < now_ms then
-    redis.call('LREM', KEYS[2], 0, entry)
-  else
-    queued[entry] = true
-  end
-end
-for entry in pairs(deadlines) do
-  if not queued[entry] then
-    redis.call('HDEL', KEYS[3], entry)
-  end
-end
+local queued = visit_waiters(KEYS[2], KEYS[3], now_ms, deadline, 4)
 
 local current = redis.call('GET', KEYS[1])
 if not current then

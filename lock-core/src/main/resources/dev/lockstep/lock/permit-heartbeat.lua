@@ -10,32 +10,7 @@
 local now = now_ms()
 local deadline = now + tonumber(ARGV[1])
 
-local deadlines = {}
-local flat = redis.call('HGETALL', KEYS[3])
-for i = 1, #flat, 2 do
-  deadlines[flat[i]] = tonumber(flat[i + 1])
-end
-local own = {}
-for i = 4, #ARGV do
-  own[ARGV[i]] = true
-end
-local queued = {}
-for _, entry in ipairs(redis.call('LRANGE', KEYS[2], 0, -1)) do
-  local entry_deadline = deadlines[entry]
-  if own[entry] or not entry_deadline then
-    redis.call('HSET', KEYS[3], entry, deadline)
-    queued[entry] = true
-  elseif entry_deadline < now then
-    redis.call('LREM', KEYS[2], 0, entry)
-  else
-    queued[entry] = true
-  end
-end
-for entry in pairs(deadlines) do
-  if not queued[entry] then
-    redis.call('HDEL', KEYS[3], entry)
-  end
-end
+local queued = visit_waiters(KEYS[2], KEYS[3], now, deadline, 4)
 
 purge(KEYS[1], now)
 grant_waiting(KEYS[1], KEYS[2], KEYS[4], now, ARGV[3])

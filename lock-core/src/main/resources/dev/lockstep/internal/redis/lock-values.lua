@@ -1,4 +1,4 @@
--- Shared by the lock and job-guard scripts (prepended to each of them when it is loaded); no keys,
+-- Shared by the lock, permit and job-guard scripts (prepended to each of them when it is loaded); no keys,
 -- no arguments. A lock value (a lock, or a job's guard) is '<instance>:<sequence>:<fencing token>'
 -- with a PX lease; the owner id is the first two parts.
 
@@ -25,4 +25,39 @@ end
 
 local function format_token(token)
   return string.format('%.0f', token)
+end
+
+-- One instance's visit to a wait queue (KEYS-free: the queue list and its liveness hash, entry ->
+-- deadline in ms, are passed in): the instance's own entries (ARGV[first_own..]) and entries not
+-- seen before get the deadline given, entries whose deadline passed (their instance died) leave
+-- the queue, and deadlines of entries no longer queued are forgotten. Deadlines use the Redis
+-- server's clock only. Returns the set of entries still queued.
+local function visit_waiters(queue, liveness, now_ms, deadline, first_own)
+  local deadlines = {}
+  local flat = redis.call('HGETALL', liveness)
+  for i = 1, #flat, 2 do
+    deadlines[flat[i]] = tonumber(flat[i + 1])
+  end
+  local own = {}
+  for i = first_own, #ARGV do
+    own[ARGV[i]] = true
+  end
+  local queued = {}
+  for _, entry in ipairs(redis.call('LRANGE', queue, 0, -1)) do
+    local entry_deadline = deadlines[entry]
+    if own[entry] or not entry_deadline then
+      redis.call('HSET', liveness, entry, deadline)
+      queued[entry] = true
+    elseif entry_deadline < now_ms then
+      redis.call('LREM', queue, 0, entry)
+    else
+      queued[entry] = true
+    end
+  end
+  for entry in pairs(deadlines) do
+    if not queued[entry] then
+      redis.call('HDEL', liveness, entry)
+    end
+  end
+  return queued
 end
