@@ -6,6 +6,7 @@ import java.util.List;
 
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.boot.actuate.endpoint.Access;
 import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
@@ -40,8 +41,12 @@ import dev.lockstep.queue.RedisSerialQueue;
  * </ul>
  * Reading costs Redis a few {@code GET}/{@code LRANGE} calls per job, one read-only script per key
  * asked for or waited on; nothing scans the key space.
+ * <p>
+ * Read-only unless the application says otherwise: the operations that change Redis (a dead task's
+ * redrive, {@code POST}, and discard, {@code DELETE}) are there only with
+ * {@code management.endpoint.lockstep.access=unrestricted}.
  */
-@Endpoint(id = "lockstep")
+@Endpoint(id = "lockstep", defaultAccess = Access.READ_ONLY)
 public final class LockstepEndpoint {
 
 	private final @Nullable String instanceId;
