@@ -11,6 +11,7 @@ import org.jspecify.annotations.Nullable;
 import dev.lockstep.LockNotAcquiredException;
 import dev.lockstep.LockUnavailableException;
 import dev.lockstep.internal.DurationText;
+import dev.lockstep.internal.LogText;
 
 /**
  * Waits for a script's reply on the caller's thread, for no longer than the command timeout,
@@ -36,10 +37,10 @@ final class RedisReplies {
 		catch (TimeoutException ex) {
 			reply.cancel(false);
 			throw new LockUnavailableException(this.redis + " did not answer within " + DurationText.of(this.commandTimeout)
-					+ " while " + doing + " lock '" + keys.key() + "'" + waitNote(waitTime), ex);
+					+ " while " + doing + " lock '" + LogText.of(keys.key()) + "'" + waitNote(waitTime), ex);
 		}
 		catch (ExecutionException ex) {
-			throw new LockUnavailableException(this.redis + " failed while " + doing + " lock '" + keys.key() + "'"
+			throw new LockUnavailableException(this.redis + " failed while " + doing + " lock '" + LogText.of(keys.key()) + "'"
 					+ waitNote(waitTime) + ": " + ex.getCause().getMessage(), ex.getCause());
 		}
 		catch (InterruptedException ex) {
@@ -49,7 +50,7 @@ final class RedisReplies {
 	}
 
 	static LockNotAcquiredException interrupted(LockKeys keys, InterruptedException ex) {
-		return new LockNotAcquiredException("Interrupted while waiting for lock '" + keys.key() + "'", ex);
+		return new LockNotAcquiredException("Interrupted while waiting for lock '" + LogText.of(keys.key()) + "'", ex);
 	}
 
 	private static String waitNote(@Nullable Duration waitTime) {
