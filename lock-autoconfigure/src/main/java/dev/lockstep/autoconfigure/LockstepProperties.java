@@ -8,6 +8,7 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.DeprecatedConfigurationProperty;
+import org.springframework.util.unit.DataSize;
 
 import dev.lockstep.aop.LockAnnotationAdvisor;
 import dev.lockstep.internal.DurationRules;
@@ -469,6 +470,11 @@ public class LockstepProperties {
 		private Duration shutdownTimeout = Duration.ofSeconds(30);
 
 		/**
+		 * Largest payload a task may have, as JSON; a larger one is refused before anything is stored.
+		 */
+		private DataSize maxPayloadSize = DataSize.ofMegabytes(1);
+
+		/**
 		 * Settings of particular queues, by queue name; what a queue does not set comes from the settings
 		 * above.
 		 */
@@ -521,6 +527,17 @@ public class LockstepProperties {
 
 		public void setShutdownTimeout(Duration shutdownTimeout) {
 			this.shutdownTimeout = DurationRules.notNegative("lockstep.queue.shutdown-timeout", shutdownTimeout);
+		}
+
+		public DataSize getMaxPayloadSize() {
+			return this.maxPayloadSize;
+		}
+
+		public void setMaxPayloadSize(DataSize maxPayloadSize) {
+			if (maxPayloadSize.toBytes() <= 0) {
+				throw new IllegalArgumentException("lockstep.queue.max-payload-size must be positive, was " + maxPayloadSize);
+			}
+			this.maxPayloadSize = maxPayloadSize;
 		}
 
 		public Map<String, QueueOverrides> getQueues() {

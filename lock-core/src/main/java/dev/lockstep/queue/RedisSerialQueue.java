@@ -1,5 +1,6 @@
 package dev.lockstep.queue;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -26,6 +27,7 @@ import tools.jackson.databind.json.JsonMapper;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.util.Assert;
+import org.springframework.util.unit.DataSize;
 
 import dev.lockstep.LockListener;
 import dev.lockstep.QueueStats;
@@ -36,6 +38,7 @@ import dev.lockstep.internal.DaemonThreads;
 import dev.lockstep.internal.DurationRules;
 import dev.lockstep.internal.DurationText;
 import dev.lockstep.internal.IsolatedListener;
+import dev.lockstep.internal.LogText;
 import dev.lockstep.internal.NamingRules;
 import dev.lockstep.redis.RedisAddress;
 import dev.lockstep.redis.RedisScripts;
@@ -67,6 +70,8 @@ public class RedisSerialQueue implements SerialQueue, SmartLifecycle {
 
 	private Duration shutdownTimeout = Duration.ofSeconds(30);
 
+	private DataSize maxPayloadSize = DEFAULT_MAX_PAYLOAD_SIZE;
+
 	private QueueSettings defaults = QueueSettings.DEFAULTS;
 
 	private Map<String, QueueSettings> queueSettings = Map.of();
@@ -82,10 +87,19 @@ public class RedisSerialQueue implements SerialQueue, SmartLifecycle {
 
 	private volatile boolean running;
 
+	/** The largest payload a task may have, as JSON, unless set otherwise: 1 MB. */
+	public static final DataSize DEFAULT_MAX_PAYLOAD_SIZE = DataSize.ofMegabytes(1);
+
+	/**
+	 * @param connectionFactory the Redis connection
+	 * @param jsonMapper writes and reads payloads; its default typing, if the application enabled it,
+	 * is switched off for payloads: a payload names no class to instantiate, only its listener's
+	 * parameter type does
+	 */
 	public RedisSerialQueue(RedisConnectionFactory connectionFactory, JsonMapper jsonMapper) {
 		this.redis = new RedisScripts(connectionFactory);
 		this.scripts = new QueueScripts(this.redis);
-		this.jsonMapper = jsonMapper;
+		this.jsonMapper = jsonMapper.rebuild().deactivateDefaultTyping().build();
 		this.connectionFactory = connectionFactory;
 	}
 
@@ -107,6 +121,16 @@ public class RedisSerialQueue implements SerialQueue, SmartLifecycle {
 	/** How long a stopping instance lets running tasks finish before it gives them back; default 30s. */
 	public void setShutdownTimeout(Duration shutdownTimeout) {
 		this.shutdownTimeout = DurationRules.notNegative("Shutdown timeout", shutdownTimeout);
+	}
+
+	/**
+	 * The largest payload a task may have, as JSON in UTF-8; a larger one is refused before anything
+	 * is stored. Default {@link #DEFAULT_MAX_PAYLOAD_SIZE}.
+	 */
+	public void setMaxPayloadSize(DataSize maxPayloadSize) {
+		Assert.isTrue(maxPayloadSize != null && maxPayloadSize.toBytes() > 0,
+				() -> "Max payload size must be positive, was " + maxPayloadSize);
+		this.maxPayloadSize = maxPayloadSize;
 	}
 
 	/** The settings of every queue without settings of its own. */
@@ -190,8 +214,16 @@ public class RedisSerialQueue implements SerialQueue, SmartLifecycle {
 			json = this.jsonMapper.writeValueAsString(payload);
 		}
 		catch (JacksonException ex) {
-			throw new IllegalArgumentException("The payload of a task for queue '" + queue + "' (group '" + group
-					+ "'), a " + payload.getClass().getName() + ", cannot be written as JSON: " + ex.getOriginalMessage(), ex);
+			throw new IllegalArgumentException("The payload of a task for queue '" + LogText.of(queue) + "' (group '"
+					+ LogText.of(group) + "'), a " + payload.getClass().getName() + ", cannot be written as JSON: "
+					+ ex.getOriginalMessage(), ex);
+		}
+		int bytes = json.getBytes(StandardCharsets.UTF_8).length;
+		if (bytes > this.maxPayloadSize.toBytes()) {
+			throw new IllegalArgumentException("The payload of a task for queue '" + LogText.of(queue) + "' (group '"
+					+ LogText.of(group) + "'), a " + payload.getClass().getName() + ", is " + bytes
+					+ " bytes as JSON, over the largest allowed, " + this.maxPayloadSize.toBytes()
+					+ " bytes (lockstep.queue.max-payload-size); nothing was stored");
 		}
 		return await(this.scripts.submit(keys, newTaskId(), group, json, deduplicationId, settings(queue).deduplicationWindow()),
 				"storing a task for queue '" + queue + "'");

@@ -51,6 +51,7 @@ public final class SerialQueueAutoConfiguration {
 		queue.setKeyPrefix(properties.getKeyPrefix());
 		queue.setCommandTimeout(properties.getCommandTimeout());
 		queue.setShutdownTimeout(settings.getShutdownTimeout());
+		queue.setMaxPayloadSize(settings.getMaxPayloadSize());
 		queue.setDefaults(settings.defaults());
 		Map<String, QueueSettings> own = new LinkedHashMap<>();
 		settings.getQueues().keySet().forEach((name) -> own.put(name, settings.settings(name)));
