@@ -9,6 +9,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
+import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.cluster.SlotHash;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
@@ -118,13 +119,13 @@ public final class RedisScripts implements AutoCloseable {
 				call.complete(value);
 			}
 			else if (!isNoScript(error)) {
-				call.completeExceptionally(error);
+				call.completeExceptionally(refusedPermission(script, error));
 			}
 			else {
 				call.sendUnlessCancelled(() -> commands.<T>eval(script.source(), script.output(), keyBytes, argBytes)
 					.whenComplete((retried, retryError) -> {
 						if (retryError != null) {
-							call.completeExceptionally(retryError);
+							call.completeExceptionally(refusedPermission(script, retryError));
 						}
 						else {
 							call.complete(retried);
@@ -177,6 +178,24 @@ public final class RedisScripts implements AutoCloseable {
 			}
 		}
 
+	}
+
+	/**
+	 * A refusal by Redis's ACLs, said in terms of what Lockstep needs: inside a script Redis 6 does
+	 * not name the command it refused, so the message lists the commands the script runs. Other
+	 * errors pass as they are.
+	 */
+	static Throwable refusedPermission(LuaScript script, Throwable error) {
+		Throwable cause = (error instanceof CompletionException && error.getCause() != null) ? error.getCause() : error;
+		String message = cause.getMessage();
+		if (!(cause instanceof RedisCommandExecutionException) || message == null
+				|| !(message.startsWith("NOPERM") || message.contains("The user executing the script can't"))) {
+			return error;
+		}
+		return new RedisCommandExecutionException(message + " (the Redis user lacks a permission Lockstep needs: script "
+				+ script.name() + " runs " + String.join(" ", script.commands())
+				+ " on keys under the key prefix and publishes wake-ups on channels under it; docs/security.md gives "
+				+ "the ACL rule)", cause);
 	}
 
 	private static boolean isNoScript(Throwable error) {

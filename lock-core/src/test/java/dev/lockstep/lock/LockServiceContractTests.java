@@ -53,10 +53,15 @@ abstract class LockServiceContractTests {
 	/** The connection factory of the deployment under test, shared by the test class. */
 	protected abstract LettuceConnectionFactory connectionFactory();
 
+	/** The connection the tests inspect Redis through; the services' own unless that one may not. */
+	protected LettuceConnectionFactory inspectionFactory() {
+		return connectionFactory();
+	}
+
 	@BeforeEach
 	void prepare() {
 		this.prefix = RedisConnections.uniquePrefix();
-		this.redis = new StringRedisTemplate(connectionFactory());
+		this.redis = new StringRedisTemplate(inspectionFactory());
 		this.redis.afterPropertiesSet();
 	}
 
