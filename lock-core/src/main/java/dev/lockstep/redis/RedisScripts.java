@@ -15,6 +15,8 @@ import io.lettuce.core.cluster.SlotHash;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnection;
@@ -28,6 +30,8 @@ import org.springframework.util.Assert;
  * once per server.
  */
 public final class RedisScripts implements AutoCloseable {
+
+	private static final Logger logger = LoggerFactory.getLogger(RedisScripts.class);
 
 	/**
 	 * The Lua functions every script that reads or writes a lock value shares (owner id and fencing
@@ -97,7 +101,15 @@ public final class RedisScripts implements AutoCloseable {
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
 		}
-		catch (ExecutionException | TimeoutException ex) {
+		catch (ExecutionException ex) {
+			String message = ex.getCause().getMessage();
+			if (message != null && message.startsWith("NOPERM")) {
+				logger.warn("Lockstep cannot load its scripts into Redis: {} (docs/security.md gives the ACL rule "
+						+ "Lockstep needs)", message);
+			}
+			// else Redis is not reachable (yet): the first calls load what they need
+		}
+		catch (TimeoutException ex) {
 			// Redis is not reachable (yet): the first calls load what they need
 		}
 	}
