@@ -86,26 +86,13 @@ class LockstepEndpointTests {
 			.contains("\"elections\":[]");
 
 		assertThat(get("/actuator/lockstep/nothing-here").status()).isEqualTo(404);
-	}
 
-	@Test
-	void redriveAndDiscardAreRefusedAsBootRefusesADisallowedOperationUnlessAccessIsUnrestricted() throws Exception {
-		start(TestRedis.standalone().host(), TestRedis.standalone().port(),
-				"management.endpoints.web.exposure.include=lockstep", "lockstep.queue.queues.imports.max-attempts=1");
-		SerialQueue queue = this.context.getBean(SerialQueue.class);
-		String failing = queue.submit("imports", "tenant-1:orders", "fail");
-		await().atMost(Duration.ofSeconds(20)).until(() -> queue.stats("imports").dead() == 1);
-		assertThat(get("/actuator/lockstep/queues/imports").status()).isEqualTo(200);
-
-		// read-only by default: Boot maps no POST or DELETE for the endpoint, so the web layer answers 405
-		Response redrive = post("/actuator/lockstep/queues/imports/redrive/" + failing);
+		// read-only by default: Boot maps neither redrive (POST) nor discard (DELETE), so the web layer
+		// answers 405 where, with access=unrestricted, the same calls answer 200 (see the queue test below)
+		Response redrive = post("/actuator/lockstep/queues/imports/redrive/no-such-task");
 		assertThat(redrive.status()).as(redrive.body()).isEqualTo(405);
-		Response discard = delete("/actuator/lockstep/queues/imports/dead/" + failing);
+		Response discard = delete("/actuator/lockstep/queues/imports/dead/no-such-task");
 		assertThat(discard.status()).as(discard.body()).isEqualTo(405);
-		// and nothing changed in Redis
-		assertThat(queue.task("imports", failing).orElseThrow().state()).isEqualTo(SerialTask.State.DEAD);
-		assertThat(queue.stats("imports").dead()).isEqualTo(1);
-		// (endpointShowsTheQueuesThisInstanceRunsTheirCountsAndDeadLetters redrives and discards with access=unrestricted)
 	}
 
 	@Test

@@ -36,22 +36,28 @@ record TestCertificates(Path caCertificate, Path serverCertificate, Path serverK
 				PASSWORD);
 		byte[] signed = keytool(request, "-gencert", "-alias", "ca", "-keystore", ca.toString(), "-storepass", PASSWORD,
 				"-validity", "2", "-ext", "san=ip:127.0.0.1,dns:localhost", "-ext", "eku=serverAuth", "-rfc");
-		byte[] caPem = keytool(null, "-exportcert", "-alias", "ca", "-keystore", ca.toString(), "-storepass", PASSWORD,
-				"-rfc");
 		TestCertificates certificates = new TestCertificates(dir.resolve("ca.crt"), dir.resolve("server.crt"),
 				dir.resolve("server.key"));
-		Files.write(certificates.caCertificate(), caPem);
 		Files.write(certificates.serverCertificate(), signed);
+		Files.writeString(certificates.caCertificate(),
+				pem("CERTIFICATE", load(ca).getCertificate("ca").getEncoded()));
+		PrivateKey key = (PrivateKey) load(server).getKey("server", PASSWORD.toCharArray());
+		Files.writeString(certificates.serverKey(), pem("PRIVATE KEY", key.getEncoded()));
+		return certificates;
+	}
+
+	private static KeyStore load(Path file) throws Exception {
 		KeyStore store = KeyStore.getInstance("PKCS12");
-		try (InputStream in = Files.newInputStream(server)) {
+		try (InputStream in = Files.newInputStream(file)) {
 			store.load(in, PASSWORD.toCharArray());
 		}
-		PrivateKey key = (PrivateKey) store.getKey("server", PASSWORD.toCharArray());
-		String pem = "-----BEGIN PRIVATE KEY-----\n"
-				+ Base64.getMimeEncoder(64, "\n".getBytes(StandardCharsets.US_ASCII)).encodeToString(key.getEncoded())
-				+ "\n-----END PRIVATE KEY-----\n";
-		Files.writeString(certificates.serverKey(), pem);
-		return certificates;
+		return store;
+	}
+
+	private static String pem(String type, byte[] der) {
+		return "-----BEGIN " + type + "-----\n"
+				+ Base64.getMimeEncoder(64, "\n".getBytes(StandardCharsets.US_ASCII)).encodeToString(der)
+				+ "\n-----END " + type + "-----\n";
 	}
 
 	private static byte[] keytool(byte[] input, String... args) throws IOException, InterruptedException {

@@ -95,7 +95,7 @@ class TlsTests {
 
 	@Test
 	void locksWakeUpsAndQueuesWorkOverTlsWithAnSslBundleTrustingThePrivateCa() throws Exception {
-		this.context = start("spring.ssl.bundle.pem.redis.truststore.certificate=file:" + certificates.caCertificate(),
+		this.context = start("3s", "spring.ssl.bundle.pem.redis.truststore.certificate=file:" + certificates.caCertificate(),
 				"spring.data.redis.ssl.bundle=redis");
 		LockService locks = this.context.getBean(LockService.class);
 		LockHandle held = locks.acquire("ledger", Duration.ZERO);
@@ -123,7 +123,7 @@ class TlsTests {
 	@Test
 	void anApplicationThatDoesNotTrustTheCaCannotReachRedis() {
 		// ssl.enabled without a bundle trusts the JVM's CAs, which never signed the test CA
-		this.context = start("spring.data.redis.ssl.enabled=true");
+		this.context = start("1s", "spring.data.redis.ssl.enabled=true");
 		assertThatExceptionOfType(LockUnavailableException.class)
 			.isThrownBy(() -> this.context.getBean(LockService.class).acquire("ledger", Duration.ZERO));
 	}
@@ -132,13 +132,13 @@ class TlsTests {
 		return ((Number) server.call("LLEN", "tls:{ledger}:queue")).longValue();
 	}
 
-	private ConfigurableApplicationContext start(String... ssl) {
+	private ConfigurableApplicationContext start(String commandTimeout, String... ssl) {
 		String[] properties = new String[ssl.length + 5];
 		properties[0] = "spring.data.redis.host=127.0.0.1";
 		properties[1] = "spring.data.redis.port=" + tlsPort;
-		properties[2] = "spring.data.redis.timeout=3s";
+		properties[2] = "spring.data.redis.timeout=" + commandTimeout;
 		properties[3] = "lockstep.key-prefix=tls:";
-		properties[4] = "lockstep.command-timeout=3s";
+		properties[4] = "lockstep.command-timeout=" + commandTimeout;
 		System.arraycopy(ssl, 0, properties, 5, ssl.length);
 		return new SpringApplicationBuilder(App.class).web(WebApplicationType.NONE).properties(properties).run();
 	}
