@@ -87,6 +87,9 @@ public class RedisSerialQueue implements SerialQueue, SmartLifecycle {
 
 	private volatile boolean running;
 
+	/** The longest group name or deduplication id, in UTF-8 bytes, as for lock keys. */
+	static final int MAX_NAME_BYTES = 1024;
+
 	/** The largest payload a task may have, as JSON, unless set otherwise: 1 MB. */
 	public static final DataSize DEFAULT_MAX_PAYLOAD_SIZE = DataSize.ofMegabytes(1);
 
@@ -208,6 +211,10 @@ public class RedisSerialQueue implements SerialQueue, SmartLifecycle {
 	private String store(String queue, String group, Object payload, @Nullable String deduplicationId) {
 		QueueKeys keys = keys(queue);
 		Assert.hasText(group, () -> "Group of a task for queue '" + queue + "' must not be blank");
+		refuseLonger("Group", queue, group);
+		if (deduplicationId != null) {
+			refuseLonger("Deduplication id", queue, deduplicationId);
+		}
 		Assert.notNull(payload, () -> "Payload of a task for queue '" + queue + "' must not be null");
 		String json;
 		try {
@@ -227,6 +234,16 @@ public class RedisSerialQueue implements SerialQueue, SmartLifecycle {
 		}
 		return await(this.scripts.submit(keys, newTaskId(), group, json, deduplicationId, settings(queue).deduplicationWindow()),
 				"storing a task for queue '" + queue + "'");
+	}
+
+	/** Names from callers go into Redis keys and every task record: bounded like lock keys. */
+	private static void refuseLonger(String what, String queue, String name) {
+		int bytes = name.getBytes(StandardCharsets.UTF_8).length;
+		if (bytes > MAX_NAME_BYTES) {
+			throw new IllegalArgumentException(what + " '" + LogText.of(name.substring(0, Math.min(name.length(), 64)))
+					+ "...' of a task for queue '" + LogText.of(queue) + "' is " + bytes + " bytes long; at most "
+					+ MAX_NAME_BYTES + " bytes are allowed; nothing was stored");
+		}
 	}
 
 	@Override

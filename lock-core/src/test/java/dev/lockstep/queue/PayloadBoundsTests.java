@@ -80,6 +80,21 @@ class PayloadBoundsTests {
 	}
 
 	@Test
+	void aGroupOrDeduplicationIdOver1024BytesIsRefusedAndNothingIsStored() {
+		RedisSerialQueue queue = queue(JsonMapper.builder().build());
+		queue.start();
+		queue.submit(QUEUE, "g".repeat(1024), "fits", "d".repeat(1024));
+		List<String> keysBefore = this.redis.keys();
+		assertThatIllegalArgumentException().isThrownBy(() -> queue.submit(QUEUE, "g".repeat(1025), "x"))
+			.withMessage("Group '" + "g".repeat(64) + "...' of a task for queue 'imports' is 1025 bytes long; at most "
+					+ "1024 bytes are allowed; nothing was stored");
+		assertThatIllegalArgumentException().isThrownBy(() -> queue.submit(QUEUE, "tenant-1", "x", "d".repeat(1025)))
+			.withMessageStartingWith("Deduplication id 'ddd")
+			.withMessageContaining("is 1025 bytes long");
+		assertThat(this.redis.keys()).isEqualTo(keysBefore);
+	}
+
+	@Test
 	void theDefaultLimitIsOneMegabyteAndALimitMustBePositive() {
 		RedisSerialQueue queue = queue(JsonMapper.builder().build());
 		queue.start();
