@@ -4,6 +4,8 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
+import org.springframework.util.unit.DataSize;
+
 import dev.lockstep.internal.DurationRules;
 import dev.lockstep.queue.QueueSettings;
 
@@ -45,6 +47,11 @@ public class QueueProperties {
 	 * back to run on another instance.
 	 */
 	private Duration shutdownTimeout = Duration.ofSeconds(30);
+
+	/**
+	 * Largest payload a task may have, as JSON; a larger one is refused before anything is stored.
+	 */
+	private DataSize maxPayloadSize = DataSize.ofMegabytes(1);
 
 	/**
 	 * Settings of particular queues, by queue name; what a queue does not set comes from the settings
@@ -99,6 +106,17 @@ public class QueueProperties {
 
 	public void setShutdownTimeout(Duration shutdownTimeout) {
 		this.shutdownTimeout = DurationRules.notNegative("lockstep.queue.shutdown-timeout", shutdownTimeout);
+	}
+
+	public DataSize getMaxPayloadSize() {
+		return this.maxPayloadSize;
+	}
+
+	public void setMaxPayloadSize(DataSize maxPayloadSize) {
+		if (maxPayloadSize.toBytes() <= 0) {
+			throw new IllegalArgumentException("lockstep.queue.max-payload-size must be positive, was " + maxPayloadSize);
+		}
+		this.maxPayloadSize = maxPayloadSize;
 	}
 
 	public Map<String, QueueOverrideProperties> getQueues() {

@@ -26,7 +26,7 @@ public final class NotAcquired {
 
 	/** The message of a lock that stayed held for the whole wait. */
 	public static String lockStillHeld(String key, Duration waitTime) {
-		return "Lock '" + key + "' is still held elsewhere after waiting " + DurationText.of(waitTime);
+		return "Lock '" + LogText.of(key) + "' is still held elsewhere after waiting " + DurationText.of(waitTime);
 	}
 
 	/** The message of a permit call that found all permits taken for the whole wait. */
@@ -36,7 +36,7 @@ public final class NotAcquired {
 
 	/** The message of a group call whose turn did not come in time. */
 	public static String notYourTurn(String group, Duration waitTime) {
-		return "Serial group '" + group + "' did not reach this call's turn within " + DurationText.of(waitTime);
+		return "Serial group '" + LogText.of(group) + "' did not reach this call's turn within " + DurationText.of(waitTime);
 	}
 
 }

@@ -25,6 +25,7 @@ import dev.lockstep.LockUnavailableException;
 import dev.lockstep.internal.DaemonThreads;
 import dev.lockstep.internal.DurationRules;
 import dev.lockstep.internal.DurationText;
+import dev.lockstep.internal.LogText;
 import dev.lockstep.internal.redis.RedisAddress;
 import dev.lockstep.internal.redis.RedisScripts;
 import dev.lockstep.internal.redis.WakeUpSubscription;
@@ -221,7 +222,7 @@ final class LockEngine {
 				else {
 					sent = System.nanoTime();
 					if (confirm(keys, owner, token, leaseNanos, waitTime) == 0) {
-						logger.debug("Lock '{}' was handed to {} but the grant ran out before it was confirmed", keys.key(),
+						logger.debug("Lock '{}' was handed to {} but the grant ran out before it was confirmed", LogText.of(keys.key()),
 								owner);
 						return Acquisition.AGAIN;
 					}
@@ -260,7 +261,7 @@ final class LockEngine {
 		long acknowledged = this.replies.await(this.redis.waitForReplicas(this.replicaAcknowledgements, timeoutMillis), keys,
 				"waiting for replicas to acknowledge", waitTime);
 		if (acknowledged < this.replicaAcknowledgements) {
-			throw new LockUnavailableException("Lock '" + keys.key() + "' was taken but " + acknowledged + " of the "
+			throw new LockUnavailableException("Lock '" + LogText.of(keys.key()) + "' was taken but " + acknowledged + " of the "
 					+ this.replicaAcknowledgements + " replicas required (lockstep.lock.replica-acknowledgements) "
 					+ "acknowledged it within " + DurationText.of(Duration.ofMillis(timeoutMillis))
 					+ "; it was released and counts as not acquired", null);
@@ -392,12 +393,12 @@ final class LockEngine {
 			try {
 				if (!setLease(lock, keepFor)) {
 					logger.debug("Lock '{}' was already gone from Redis when it was closed keeping it for {}",
-							lock.keys().key(), DurationText.of(keepFor));
+							LogText.of(lock.keys().key()), DurationText.of(keepFor));
 				}
 			}
 			catch (LockException ex) {
 				logger.warn("Could not keep lock '{}' for {} after it was closed; it frees itself when its current "
-						+ "lease ends: {}", lock.keys().key(), DurationText.of(keepFor), ex.getMessage());
+						+ "lease ends: {}", LogText.of(lock.keys().key()), DurationText.of(keepFor), ex.getMessage());
 			}
 		}
 		this.listener.released(lock.keys().key(), Duration.ofNanos(System.nanoTime() - lock.acquiredAtNanos()));
@@ -406,7 +407,7 @@ final class LockEngine {
 	private void lost(HeldLock lock, String reason) {
 		if (lock.markLost()) {
 			this.active.remove(lock.owner(), lock);
-			logger.error("Lost lock '{}' (fencing token {}): {}", lock.keys().key(), lock.fencingToken(), reason);
+			logger.error("Lost lock '{}' (fencing token {}): {}", LogText.of(lock.keys().key()), lock.fencingToken(), reason);
 			LockLostEvent event = new LockLostEvent(lock.keys().key(), lock.fencingToken(), reason);
 			this.listener.lost(event);
 		}
@@ -415,7 +416,7 @@ final class LockEngine {
 	private void renewedLate(HeldLock lock, long leaseLeftNanos) {
 		Duration left = Duration.ofNanos(leaseLeftNanos);
 		logger.warn("Lock '{}' was renewed with only {} of its {} lease left: Redis or the network is slow, or this JVM "
-				+ "paused; a little later and it would have been lost", lock.keys().key(), DurationText.of(left),
+				+ "paused; a little later and it would have been lost", LogText.of(lock.keys().key()), DurationText.of(left),
 				DurationText.of(Duration.ofNanos(lock.leaseNanos())));
 		this.listener.renewedLate(lock.keys().key(), left);
 	}
@@ -445,7 +446,7 @@ final class LockEngine {
 		cleanup
 			.whenComplete((released, error) -> {
 				if (error != null) {
-					logger.debug("Cleaning up after a failed attempt on lock '{}' failed", keys.key(), error);
+					logger.debug("Cleaning up after a failed attempt on lock '{}' failed", LogText.of(keys.key()), error);
 				}
 			});
 	}

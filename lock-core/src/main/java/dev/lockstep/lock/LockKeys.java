@@ -5,6 +5,7 @@ import java.util.List;
 import org.springframework.util.Assert;
 
 import dev.lockstep.LockKeyException;
+import dev.lockstep.internal.LogText;
 
 /**
  * The Redis keys of one lock. All share one hash tag, so they live in one cluster slot and one
@@ -46,8 +47,8 @@ record LockKeys(String key, String lock, String queue, String alive, int permits
 		Assert.hasText(key, "Lock key must not be blank");
 		int bytes = key.getBytes(java.nio.charset.StandardCharsets.UTF_8).length;
 		if (bytes > MAX_KEY_BYTES) {
-			throw new LockKeyException("Lock key '" + key.substring(0, Math.min(key.length(), 64)) + "...' is " + bytes
-					+ " bytes long; keys may be at most " + MAX_KEY_BYTES + " bytes (hash a longer one)", null);
+			throw new LockKeyException("Lock key '" + LogText.of(key.substring(0, Math.min(key.length(), 64))) + "...' is "
+					+ bytes + " bytes long; keys may be at most " + MAX_KEY_BYTES + " bytes (hash a longer one)", null);
 		}
 		return key;
 	}

@@ -20,6 +20,8 @@ import org.slf4j.LoggerFactory;
 import org.springframework.data.redis.connection.Message;
 import org.springframework.data.redis.connection.MessageListener;
 
+import dev.lockstep.internal.LogText;
+
 /**
  * The threads of this instance that wait in some lock's queue. Wake-ups arrive on the instance's
  * own channel (one subscription for all locks) and name the one waiter the lock was handed to;
@@ -66,7 +68,8 @@ final class LockWaiters implements MessageListener {
 	public void onMessage(Message message, byte @Nullable [] pattern) {
 		String[] parts = new String(message.getBody(), StandardCharsets.UTF_8).split(":", 3);
 		if (parts.length != 3) {
-			logger.warn("Ignoring malformed Lockstep wake-up '{}'", new String(message.getBody(), StandardCharsets.UTF_8));
+			logger.warn("Ignoring malformed Lockstep wake-up '{}'",
+					LogText.of(new String(message.getBody(), StandardCharsets.UTF_8)));
 			return;
 		}
 		long token = Long.parseLong(parts[1]);
@@ -110,7 +113,7 @@ final class LockWaiters implements MessageListener {
 		List<String> entries = waiters.stream().map((waiter) -> waiter.entry).toList();
 		scripts.heartbeat(keys, livenessMillis, queueTtlMillis, entries).whenComplete((reply, error) -> {
 			if (error != null) {
-				logger.debug("Heartbeat for lock '{}' failed", keys.key(), error);
+				logger.debug("Heartbeat for lock '{}' failed", LogText.of(keys.key()), error);
 				return;
 			}
 			long ttl = (Long) reply.get(1);

@@ -13,6 +13,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import dev.lockstep.internal.InFlightWork;
+import dev.lockstep.internal.LogText;
 
 /**
  * Releases sent without waiting for their reply: whatever this instance sends next on the
@@ -48,11 +49,12 @@ final class PendingReleases {
 			this.byLock.remove(lock.keys().lock(), answered);
 			answered.complete(null);
 			if (error != null) {
-				logger.warn("Could not release lock '{}'; it frees itself when its lease ends: {}", key, error.toString());
+				logger.warn("Could not release lock '{}'; it frees itself when its lease ends: {}", LogText.of(key),
+						error.toString());
 			}
 			else if (released == 0 && wasHeld) {
 				logger.warn("Lock '{}' (fencing token {}) had already expired in Redis when it was released; "
-						+ "its lease was too short for the work it protected", key, lock.fencingToken());
+						+ "its lease was too short for the work it protected", LogText.of(key), lock.fencingToken());
 			}
 			this.sent.leave();
 		});

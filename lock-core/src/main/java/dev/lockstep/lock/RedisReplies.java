@@ -8,6 +8,7 @@ import org.jspecify.annotations.Nullable;
 import dev.lockstep.LockNotAcquiredException;
 import dev.lockstep.LockUnavailableException;
 import dev.lockstep.internal.DurationText;
+import dev.lockstep.internal.LogText;
 import dev.lockstep.internal.redis.ReplyWait;
 
 /**
@@ -24,12 +25,12 @@ final class RedisReplies {
 
 	/** The reply; {@code doing} is the verb for messages ("acquiring"), {@code waitTime} the caller's wait or null. */
 	<T> T await(CompletableFuture<T> reply, LockKeys keys, String doing, @Nullable Duration waitTime) {
-		return this.wait.await(reply, doing + " lock '" + keys.key() + "'" + waitNote(waitTime), LockUnavailableException::new,
-				(ex) -> interrupted(keys, ex));
+		return this.wait.await(reply, doing + " lock '" + LogText.of(keys.key()) + "'" + waitNote(waitTime),
+				LockUnavailableException::new, (ex) -> interrupted(keys, ex));
 	}
 
 	static LockNotAcquiredException interrupted(LockKeys keys, InterruptedException ex) {
-		return new LockNotAcquiredException("Interrupted while waiting for lock '" + keys.key() + "'", ex);
+		return new LockNotAcquiredException("Interrupted while waiting for lock '" + LogText.of(keys.key()) + "'", ex);
 	}
 
 	private static String waitNote(@Nullable Duration waitTime) {

@@ -20,6 +20,7 @@ import dev.lockstep.LockListener;
 import dev.lockstep.SerialTask;
 import dev.lockstep.internal.DaemonThreads;
 import dev.lockstep.internal.DurationText;
+import dev.lockstep.internal.LogText;
 import dev.lockstep.internal.redis.ReplyWait;
 
 /**
@@ -211,8 +212,8 @@ final class QueueWorkers {
 			else {
 				boolean last = task.attempt() >= this.settings.maxAttempts();
 				Duration backoff = this.settings.backoffAfter(task.attempt());
-				logger.warn("Task {} of queue '{}' (group '{}') failed on attempt {} of {}{}", task.id(), this.keys.queue(),
-						task.group(), task.attempt(), this.settings.maxAttempts(),
+				logger.warn("Task {} of queue '{}' (group '{}') failed on attempt {} of {}{}", task.id(),
+						LogText.of(this.keys.queue()), LogText.of(task.group()), task.attempt(), this.settings.maxAttempts(),
 						last ? "; it goes to the dead letters" : "; retried in " + DurationText.of(backoff), failure);
 				end(task, last ? "dead" : "retry", ran, () -> this.scripts.fail(this.keys, task.id(), task.owner(),
 						errorText(failure), this.settings.maxAttempts(), backoff));

@@ -1,5 +1,6 @@
 package dev.lockstep.queue;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -22,6 +23,7 @@ import tools.jackson.databind.json.JsonMapper;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.util.Assert;
+import org.springframework.util.unit.DataSize;
 
 import dev.lockstep.LockListener;
 import dev.lockstep.QueueStats;
@@ -31,6 +33,7 @@ import dev.lockstep.SerialTask;
 import dev.lockstep.internal.DaemonThreads;
 import dev.lockstep.internal.DurationRules;
 import dev.lockstep.internal.IsolatedListener;
+import dev.lockstep.internal.LogText;
 import dev.lockstep.internal.NamingRules;
 import dev.lockstep.internal.redis.RedisAddress;
 import dev.lockstep.internal.redis.RedisScripts;
@@ -64,6 +67,8 @@ public class RedisSerialQueue implements SerialQueue, SmartLifecycle {
 
 	private Duration shutdownTimeout = Duration.ofSeconds(30);
 
+	private DataSize maxPayloadSize = DEFAULT_MAX_PAYLOAD_SIZE;
+
 	private QueueSettings defaults = QueueSettings.DEFAULTS;
 
 	private Map<String, QueueSettings> queueSettings = Map.of();
@@ -79,10 +84,22 @@ public class RedisSerialQueue implements SerialQueue, SmartLifecycle {
 
 	private volatile boolean running;
 
+	/** The longest group name or deduplication id, in UTF-8 bytes, as for lock keys. */
+	static final int MAX_NAME_BYTES = 1024;
+
+	/** The largest payload a task may have, as JSON, unless set otherwise: 1 MB. */
+	public static final DataSize DEFAULT_MAX_PAYLOAD_SIZE = DataSize.ofMegabytes(1);
+
+	/**
+	 * @param connectionFactory the Redis connection
+	 * @param jsonMapper writes and reads payloads; its default typing, if the application enabled it,
+	 * is switched off for payloads: a payload names no class to instantiate, only its listener's
+	 * parameter type does
+	 */
 	public RedisSerialQueue(RedisConnectionFactory connectionFactory, JsonMapper jsonMapper) {
 		this.redis = new RedisScripts(connectionFactory);
 		this.scripts = new QueueScripts(this.redis);
-		this.jsonMapper = jsonMapper;
+		this.jsonMapper = jsonMapper.rebuild().deactivateDefaultTyping().build();
 		this.connectionFactory = connectionFactory;
 	}
 
@@ -104,6 +121,16 @@ public class RedisSerialQueue implements SerialQueue, SmartLifecycle {
 	/** How long a stopping instance lets running tasks finish before it gives them back; default 30s. */
 	public void setShutdownTimeout(Duration shutdownTimeout) {
 		this.shutdownTimeout = DurationRules.notNegative("Shutdown timeout", shutdownTimeout);
+	}
+
+	/**
+	 * The largest payload a task may have, as JSON in UTF-8; a larger one is refused before anything
+	 * is stored. Default {@link #DEFAULT_MAX_PAYLOAD_SIZE}.
+	 */
+	public void setMaxPayloadSize(DataSize maxPayloadSize) {
+		Assert.isTrue(maxPayloadSize != null && maxPayloadSize.toBytes() > 0,
+				() -> "Max payload size must be positive, was " + maxPayloadSize);
+		this.maxPayloadSize = maxPayloadSize;
 	}
 
 	/** The settings of every queue without settings of its own. */
@@ -182,17 +209,39 @@ public class RedisSerialQueue implements SerialQueue, SmartLifecycle {
 	private String store(String queue, String group, Object payload, @Nullable String deduplicationId) {
 		QueueKeys keys = keys(queue);
 		Assert.hasText(group, () -> "Group of a task for queue '" + queue + "' must not be blank");
+		refuseLonger("Group", queue, group);
+		if (deduplicationId != null) {
+			refuseLonger("Deduplication id", queue, deduplicationId);
+		}
 		Assert.notNull(payload, () -> "Payload of a task for queue '" + queue + "' must not be null");
 		String json;
 		try {
 			json = this.jsonMapper.writeValueAsString(payload);
 		}
 		catch (JacksonException ex) {
-			throw new IllegalArgumentException("The payload of a task for queue '" + queue + "' (group '" + group
-					+ "'), a " + payload.getClass().getName() + ", cannot be written as JSON: " + ex.getOriginalMessage(), ex);
+			throw new IllegalArgumentException("The payload of a task for queue '" + LogText.of(queue) + "' (group '"
+					+ LogText.of(group) + "'), a " + payload.getClass().getName() + ", cannot be written as JSON: "
+					+ ex.getOriginalMessage(), ex);
+		}
+		int bytes = json.getBytes(StandardCharsets.UTF_8).length;
+		if (bytes > this.maxPayloadSize.toBytes()) {
+			throw new IllegalArgumentException("The payload of a task for queue '" + LogText.of(queue) + "' (group '"
+					+ LogText.of(group) + "'), a " + payload.getClass().getName() + ", is " + bytes
+					+ " bytes as JSON, over the largest allowed, " + this.maxPayloadSize.toBytes()
+					+ " bytes (lockstep.queue.max-payload-size); nothing was stored");
 		}
 		return await(this.scripts.submit(keys, newTaskId(), group, json, deduplicationId, settings(queue).deduplicationWindow()),
 				"storing a task for queue '" + queue + "'");
+	}
+
+	/** Names from callers go into Redis keys and every task record: bounded like lock keys. */
+	private static void refuseLonger(String what, String queue, String name) {
+		int bytes = name.getBytes(StandardCharsets.UTF_8).length;
+		if (bytes > MAX_NAME_BYTES) {
+			throw new IllegalArgumentException(what + " '" + LogText.of(name.substring(0, Math.min(name.length(), 64)))
+					+ "...' of a task for queue '" + LogText.of(queue) + "' is " + bytes + " bytes long; at most "
+					+ MAX_NAME_BYTES + " bytes are allowed; nothing was stored");
+		}
 	}
 
 	@Override

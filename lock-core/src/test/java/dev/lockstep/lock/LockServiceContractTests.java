@@ -53,6 +53,14 @@ abstract class LockServiceContractTests {
 	/** The connection factory of the deployment under test, shared by the test class. */
 	protected abstract LettuceConnectionFactory connectionFactory();
 
+	/**
+	 * The keys under this test's prefix, read with {@code KEYS} on the services' own connection, so
+	 * that the read comes after every command they sent.
+	 */
+	protected List<String> keysUnderPrefix() {
+		return RedisConnections.keys(this.redis, this.prefix);
+	}
+
 	@BeforeEach
 	void prepare() {
 		this.prefix = RedisConnections.uniquePrefix();
@@ -98,7 +106,7 @@ abstract class LockServiceContractTests {
 		assertThatThrownBy(() -> service.acquire(key, Duration.ZERO)).isInstanceOf(LockKeyException.class)
 			.hasMessageContaining("tenant-xxx")
 			.hasMessageContaining("1107 bytes");
-		assertThat(RedisConnections.keys(this.redis, this.prefix)).isEmpty();
+		assertThat(keysUnderPrefix()).isEmpty();
 		try (LockHandle longest = service.acquire("y".repeat(1024), Duration.ZERO)) {
 			assertThat(longest.isHeld()).isTrue();
 		}
@@ -145,7 +153,7 @@ abstract class LockServiceContractTests {
 				.startsWith(service.getInstanceId() + ":")
 				.endsWith(":" + handle.fencingToken());
 		}
-		assertThat(RedisConnections.keys(this.redis, this.prefix)).isEmpty();
+		assertThat(keysUnderPrefix()).isEmpty();
 	}
 
 	@Test
@@ -294,7 +302,7 @@ abstract class LockServiceContractTests {
 			waiter.get(30, TimeUnit.SECONDS);
 		}
 		assertThat(order).containsExactly("waiter-0", "waiter-1", "waiter-2", "waiter-3", "waiter-4", "waiter-5");
-		assertThat(RedisConnections.keys(this.redis, this.prefix)).isEmpty();
+		assertThat(keysUnderPrefix()).isEmpty();
 	}
 
 	@Test
@@ -328,7 +336,7 @@ abstract class LockServiceContractTests {
 				.hasMessageContaining("300ms");
 			assertThat(this.redis.hasKey(lockKey("busy") + ":queue")).isFalse();
 		}
-		assertThat(RedisConnections.keys(this.redis, this.prefix)).isEmpty();
+		assertThat(keysUnderPrefix()).isEmpty();
 	}
 
 	@Test
@@ -421,7 +429,7 @@ abstract class LockServiceContractTests {
 		assertThat(overlaps).hasValue(0);
 		assertThat(sections).hasValue(16 * 60);
 		assertThat(unguardedCounts[0] + unguardedCounts[1] + unguardedCounts[2]).isEqualTo(16 * 60);
-		assertThat(RedisConnections.keys(this.redis, this.prefix)).isEmpty();
+		assertThat(keysUnderPrefix()).isEmpty();
 	}
 
 	protected void awaitQueueLength(String key, long length) {

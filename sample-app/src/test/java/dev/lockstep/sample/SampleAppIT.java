@@ -459,6 +459,25 @@ class SampleAppIT {
 		assertProblem(submit(instance, new Group("outage", "orders"), "outage-1", 0), 503, "Coordination unavailable");
 	}
 
+	/** After the outage: the limit is the web layer's, it needs no Redis. */
+	@Test
+	@Order(9)
+	void aRequestBodyOverTheLimitIs413NamingTheLimitWhetherItsLengthIsDeclaredOrNot() {
+		SampleInstance instance = (this.survivor != null) ? this.survivor : this.a;
+		String tooLarge = "{\"requestId\":\"" + "x".repeat(64 * 1024) + "\"}";
+		Reply declared = SampleHttp.post(instance.uri("/imports"), tooLarge);
+		assertProblem(declared, 413, "Request body too large");
+		assertThat(declared.json().get("detail").asString()).isEqualTo("The request body is " + tooLarge.length()
+				+ " bytes; this service takes at most 65536 bytes (sample.max-request-body)");
+		Reply chunked = SampleHttp.postChunked(instance.uri("/imports"), tooLarge);
+		assertProblem(chunked, 413, "Request body too large");
+		assertThat(chunked.json().get("detail").asString())
+			.isEqualTo("The request body is over 65536 bytes; this service takes at most 65536 bytes (sample.max-request-body)");
+		// a chunked body within the limit still reaches the controller (and fails validation there, not here)
+		Reply small = SampleHttp.postChunked(instance.uri("/imports"), "{}");
+		assertThat(small.status()).as(small.toString()).isEqualTo(400);
+	}
+
 	private Reply submit(SampleInstance instance, Group group, String requestId, long workMillis) {
 		return SampleHttp.post(instance.uri("/imports"), Map.of("requestId", requestId, "tenantId", group.tenantId(),
 				"entityCode", group.entityCode(), "workMillis", workMillis));

@@ -47,6 +47,13 @@ final class SampleHttp {
 		return await(postAsync(uri, json));
 	}
 
+	/** A POST whose body goes in chunks, without a Content-Length. */
+	static Reply postChunked(URI uri, String json) {
+		byte[] body = json.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+		return await(send(HttpRequest.newBuilder(uri).header("Content-Type", "application/json")
+			.POST(HttpRequest.BodyPublishers.ofInputStream(() -> new java.io.ByteArrayInputStream(body)))));
+	}
+
 	static Reply get(URI uri) {
 		return await(getAsync(uri));
 	}

@@ -6,6 +6,7 @@ import java.util.List;
 
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.boot.actuate.endpoint.Access;
 import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
@@ -13,9 +14,9 @@ import org.springframework.boot.actuate.endpoint.annotation.Selector;
 import org.springframework.boot.actuate.endpoint.annotation.Selector.Match;
 import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 
+import dev.lockstep.Counters;
 import dev.lockstep.GuardedJob;
 import dev.lockstep.JobElection;
-import dev.lockstep.Counters;
 import dev.lockstep.JobGuardRegistry;
 import dev.lockstep.JobMember;
 import dev.lockstep.JobNextSlot;
@@ -47,8 +48,12 @@ import dev.lockstep.ratelimit.RedisRateLimiter;
  * </ul>
  * Reading costs Redis a few {@code GET}/{@code LRANGE} calls per job, one read-only script per key
  * asked for or waited on; nothing scans the key space.
+ * <p>
+ * Read-only unless the application says otherwise: the operations that change Redis (a dead task's
+ * redrive, {@code POST}, and discard, {@code DELETE}) are there only with
+ * {@code management.endpoint.lockstep.access=unrestricted}.
  */
-@Endpoint(id = "lockstep")
+@Endpoint(id = "lockstep", defaultAccess = Access.READ_ONLY)
 public final class LockstepEndpoint {
 
 	private final @Nullable String instanceId;

@@ -19,11 +19,11 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Role;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 
-import dev.lockstep.autoconfigure.QueueProperties;
 import dev.lockstep.LockListener;
 import dev.lockstep.autoconfigure.LockstepAutoConfiguration;
 import dev.lockstep.autoconfigure.LockstepInstanceId;
 import dev.lockstep.autoconfigure.LockstepProperties;
+import dev.lockstep.autoconfigure.QueueProperties;
 import dev.lockstep.queue.QueueSettings;
 import dev.lockstep.queue.RedisSerialQueue;
 import dev.lockstep.queue.SerialQueueListeners;
@@ -52,6 +52,7 @@ public final class SerialQueueAutoConfiguration {
 		queue.setKeyPrefix(properties.getKeyPrefix());
 		queue.setCommandTimeout(properties.getCommandTimeout());
 		queue.setShutdownTimeout(settings.getShutdownTimeout());
+		queue.setMaxPayloadSize(settings.getMaxPayloadSize());
 		queue.setDefaults(settings.defaults());
 		Map<String, QueueSettings> own = new LinkedHashMap<>();
 		settings.getQueues().keySet().forEach((name) -> own.put(name, settings.settings(name)));

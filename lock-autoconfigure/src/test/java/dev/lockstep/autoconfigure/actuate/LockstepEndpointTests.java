@@ -32,8 +32,8 @@ import dev.lockstep.LockHandle;
 import dev.lockstep.LockService;
 import dev.lockstep.SerialQueue;
 import dev.lockstep.SerialTask;
-import dev.lockstep.annotation.RateLimited;
 import dev.lockstep.annotation.JobGuard;
+import dev.lockstep.annotation.RateLimited;
 import dev.lockstep.annotation.SerialQueueListener;
 import dev.lockstep.autoconfigure.LockstepAutoConfiguration;
 import dev.lockstep.autoconfigure.job.JobGuardAutoConfiguration;
@@ -88,13 +88,20 @@ class LockstepEndpointTests {
 			.contains("\"elections\":[]");
 
 		assertThat(get("/actuator/lockstep/nothing-here").status()).isEqualTo(404);
+
+		// read-only by default: Boot maps neither redrive (POST) nor discard (DELETE), so the web layer
+		// answers 405 where, with access=unrestricted, the same calls answer 200 (see the queue test below)
+		Response redrive = post("/actuator/lockstep/queues/imports/redrive/no-such-task");
+		assertThat(redrive.status()).as(redrive.body()).isEqualTo(405);
+		Response discard = delete("/actuator/lockstep/queues/imports/dead/no-such-task");
+		assertThat(discard.status()).as(discard.body()).isEqualTo(405);
 	}
 
 	@Test
 	void endpointShowsTheQueuesThisInstanceRunsTheirCountsAndDeadLetters() throws Exception {
 		start(TestRedis.standalone().host(), TestRedis.standalone().port(),
-				"management.endpoints.web.exposure.include=lockstep", "lockstep.queue.queues.imports.max-attempts=1",
-				"lockstep.queue.queues.reports.max-attempts=2");
+				"management.endpoints.web.exposure.include=lockstep", "management.endpoint.lockstep.access=unrestricted",
+				"lockstep.queue.queues.imports.max-attempts=1", "lockstep.queue.queues.reports.max-attempts=2");
 		SerialQueue queue = this.context.getBean(SerialQueue.class);
 		String failing = queue.submit("imports", "tenant-1:orders", "fail");
 		await().atMost(Duration.ofSeconds(20)).until(() -> queue.stats("imports").dead() == 1);

@@ -28,6 +28,7 @@ import dev.lockstep.queue.RedisSerialQueue;
 import dev.lockstep.testing.TestRedis;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.awaitility.Awaitility.await;
 
 /** Serial queues wired by Boot: the bean, listener methods, properties and meters, on a real Redis. */
@@ -65,6 +66,21 @@ class SerialQueueAutoConfigurationTests {
 					.isZero();
 				assertThat(context.getBean(RedisSerialQueue.class).listenedQueues()).containsExactly("imports");
 			});
+	}
+
+	@Test
+	void maxPayloadSizeBindsAndRefusesALargerPayloadNamingTheProperty() {
+		this.runner.withPropertyValues("lockstep.queue.max-payload-size=2KB").run((context) -> {
+			SerialQueue queue = context.getBean(SerialQueue.class);
+			queue.submit("imports", "tenant-1", "a".repeat(2046));
+			assertThatIllegalArgumentException().isThrownBy(() -> queue.submit("imports", "tenant-1", "a".repeat(2047)))
+				.withMessageContaining("is 2049 bytes as JSON, over the largest allowed, 2048 bytes "
+						+ "(lockstep.queue.max-payload-size); nothing was stored");
+		});
+		this.runner.withPropertyValues("lockstep.queue.max-payload-size=0B")
+			.run((context) -> assertThat(context).getFailure()
+				.rootCause()
+				.hasMessageContaining("lockstep.queue.max-payload-size must be positive, was 0B"));
 	}
 
 	@Test

@@ -7,6 +7,10 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import io.lettuce.core.ScriptOutputType;
 
@@ -19,6 +23,18 @@ import io.lettuce.core.ScriptOutputType;
  * @param output how Lettuce decodes the reply
  */
 public record LuaScript(String name, String source, String sha1, ScriptOutputType output) {
+
+	private static final Pattern CALL = Pattern.compile("redis\\.p?call\\('([A-Za-z]+)'");
+
+	/** The Redis commands the script runs, upper case and sorted, for messages about permissions. */
+	public Set<String> commands() {
+		Set<String> commands = new TreeSet<>();
+		Matcher call = CALL.matcher(this.source);
+		while (call.find()) {
+			commands.add(call.group(1).toUpperCase(java.util.Locale.ROOT));
+		}
+		return commands;
+	}
 
 	/** Loads {@code resources} (relative to {@code anchor}'s package) and joins them in order. */
 	public static LuaScript load(Class<?> anchor, ScriptOutputType output, String... resources) {

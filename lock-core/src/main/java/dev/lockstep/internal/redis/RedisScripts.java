@@ -9,11 +9,14 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
+import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.cluster.SlotHash;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnection;
@@ -27,6 +30,8 @@ import org.springframework.util.Assert;
  * once per server.
  */
 public final class RedisScripts implements AutoCloseable {
+
+	private static final Logger logger = LoggerFactory.getLogger(RedisScripts.class);
 
 	/**
 	 * The Lua functions every script that reads or writes a lock value shares (owner id and fencing
@@ -96,7 +101,15 @@ public final class RedisScripts implements AutoCloseable {
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
 		}
-		catch (ExecutionException | TimeoutException ex) {
+		catch (ExecutionException ex) {
+			String message = ex.getCause().getMessage();
+			if (message != null && message.startsWith("NOPERM")) {
+				logger.warn("Lockstep cannot load its scripts into Redis: {} (docs/security.md gives the ACL rule "
+						+ "Lockstep needs)", message);
+			}
+			// else Redis is not reachable (yet): the first calls load what they need
+		}
+		catch (TimeoutException ex) {
 			// Redis is not reachable (yet): the first calls load what they need
 		}
 	}
@@ -118,13 +131,13 @@ public final class RedisScripts implements AutoCloseable {
 				call.complete(value);
 			}
 			else if (!isNoScript(error)) {
-				call.completeExceptionally(error);
+				call.completeExceptionally(refusedPermission(script, error));
 			}
 			else {
 				call.sendUnlessCancelled(() -> commands.<T>eval(script.source(), script.output(), keyBytes, argBytes)
 					.whenComplete((retried, retryError) -> {
 						if (retryError != null) {
-							call.completeExceptionally(retryError);
+							call.completeExceptionally(refusedPermission(script, retryError));
 						}
 						else {
 							call.complete(retried);
@@ -177,6 +190,24 @@ public final class RedisScripts implements AutoCloseable {
 			}
 		}
 
+	}
+
+	/**
+	 * A refusal by Redis's ACLs, said in terms of what Lockstep needs: inside a script Redis 6 does
+	 * not name the command it refused, so the message lists the commands the script runs. Other
+	 * errors pass as they are.
+	 */
+	static Throwable refusedPermission(LuaScript script, Throwable error) {
+		Throwable cause = (error instanceof CompletionException && error.getCause() != null) ? error.getCause() : error;
+		String message = cause.getMessage();
+		if (!(cause instanceof RedisCommandExecutionException) || message == null
+				|| !(message.startsWith("NOPERM") || message.contains("The user executing the script can't"))) {
+			return error;
+		}
+		return new RedisCommandExecutionException(message + " (the Redis user lacks a permission Lockstep needs: script "
+				+ script.name() + " runs " + String.join(" ", script.commands())
+				+ " on keys under the key prefix and publishes wake-ups on channels under it; docs/security.md gives "
+				+ "the ACL rule)", cause);
 	}
 
 	private static boolean isNoScript(Throwable error) {
