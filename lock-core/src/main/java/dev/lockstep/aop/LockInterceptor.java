@@ -25,7 +25,8 @@ import dev.lockstep.lock.ThreadLocks;
  * Runs an annotated method under its lock: the key is evaluated before anything else, the lock
  * is released when the method returns or throws, or, for a method returning a
  * {@link CompletionStage}, when that stage completes (whatever the caller does with the stage it
- * is given: a cancel is not passed on).
+ * is given: a cancel is not passed on). A method returning {@code Mono} or {@code Flux} is locked
+ * for as long as its publisher runs ({@link ReactiveLocking}).
  */
 final class LockInterceptor implements MethodInterceptor {
 
@@ -38,6 +39,9 @@ final class LockInterceptor implements MethodInterceptor {
 	private volatile @Nullable ObjectProvider<ObservationRegistry> observationProvider;
 
 	private volatile @Nullable ObservationRegistry observations;
+
+	/** A {@link ReactiveLocking}, typed Object so that this class does not load Reactor. */
+	private volatile @Nullable Object reactive;
 
 	LockInterceptor(AnnotatedMethods<LockedMethod> methods, Supplier<LockService> lockService,
 			Supplier<SerialGroups> serialGroups) {
@@ -69,6 +73,9 @@ final class LockInterceptor implements MethodInterceptor {
 		if (method == null) {
 			return invocation.proceed();
 		}
+		if (method.reactive()) {
+			return reactive(method).invoke(invocation, method);
+		}
 		String target = method.target(invocation.getArguments());
 		ObservationRegistry observations = observations();
 		LockHandle handle = observedAcquire(method, target, observations);
@@ -92,6 +99,16 @@ final class LockInterceptor implements MethodInterceptor {
 		release(handle, entered);
 		hold.stop();
 		return result;
+	}
+
+	/** The reactive side, made on the first call of a method returning {@code Mono} or {@code Flux}. */
+	private ReactiveLocking reactive(LockedMethod method) {
+		Object current = this.reactive;
+		if (current == null) {
+			current = ReactiveLocking.of(this.lockService.get(), method);
+			this.reactive = current;
+		}
+		return (ReactiveLocking) current;
 	}
 
 	private static void release(LockHandle handle, boolean entered) {

@@ -28,6 +28,19 @@ record LockedMethod(String source, String name, KeyExpression key, Duration wait
 		return this.name + ":" + this.key.evaluate(arguments);
 	}
 
+	/**
+	 * Whether the method returns a {@code Mono} or {@code Flux}, locked while its publisher runs; by
+	 * class name, so that nothing of Reactor is loaded for the other methods.
+	 */
+	boolean reactive() {
+		for (Class<?> type = this.returnType; type != null; type = type.getSuperclass()) {
+			if (type.getName().equals("reactor.core.publisher.Mono") || type.getName().equals("reactor.core.publisher.Flux")) {
+				return true;
+			}
+		}
+		return false;
+	}
+
 	boolean mayCompleteLater() {
 		return CompletionStage.class.isAssignableFrom(this.returnType);
 	}

@@ -2,6 +2,9 @@ package dev.lockstep.lock;
 
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -46,6 +49,41 @@ final class RedisReplies {
 			Thread.currentThread().interrupt();
 			throw interrupted(keys, ex);
 		}
+	}
+
+	/**
+	 * The reply without waiting for it: fails with the same words as {@link #await} when Redis
+	 * fails or does not answer within the command timeout (timed on {@code timer}).
+	 */
+	<T> CompletableFuture<T> async(CompletableFuture<T> reply, LockKeys keys, String doing, @Nullable Duration waitTime,
+			ScheduledExecutorService timer) {
+		CompletableFuture<T> result = new CompletableFuture<>();
+		reply.whenComplete((value, error) -> {
+			if (error == null) {
+				result.complete(value);
+			}
+			else {
+				Throwable cause = (error instanceof CompletionException && error.getCause() != null) ? error.getCause() : error;
+				result.completeExceptionally(new LockUnavailableException(this.redis + " failed while " + doing + " lock '"
+						+ keys.key() + "'" + waitNote(waitTime) + ": " + cause.getMessage(), cause));
+			}
+		});
+		if (!result.isDone()) {
+			try {
+				timer.schedule(() -> {
+					if (result.completeExceptionally(new LockUnavailableException(this.redis + " did not answer within "
+							+ DurationText.of(this.commandTimeout) + " while " + doing + " lock '" + keys.key() + "'"
+							+ waitNote(waitTime), null))) {
+						reply.cancel(false);
+					}
+				}, this.commandTimeout.toNanos(), TimeUnit.NANOSECONDS);
+			}
+			catch (RejectedExecutionException ex) {
+				result.completeExceptionally(new LockUnavailableException("Lock service stopped while " + doing + " lock '"
+						+ keys.key() + "'", ex));
+			}
+		}
+		return result;
 	}
 
 	static LockNotAcquiredException interrupted(LockKeys keys, InterruptedException ex) {
