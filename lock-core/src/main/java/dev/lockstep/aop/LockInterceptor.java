@@ -12,6 +12,7 @@ import org.aopalliance.intercept.MethodInvocation;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.aop.support.AopUtils;
+import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 
 import dev.lockstep.LockHandle;
@@ -40,6 +41,8 @@ final class LockInterceptor implements MethodInterceptor {
 
 	private volatile @Nullable ObservationRegistry observations;
 
+	private volatile @Nullable BeanFactory beanFactory;
+
 	/** A {@link ReactiveLocking}, typed Object so that this class does not load Reactor. */
 	private volatile @Nullable Object reactive;
 
@@ -48,6 +51,11 @@ final class LockInterceptor implements MethodInterceptor {
 		this.methods = methods;
 		this.lockService = lockService;
 		this.serialGroups = serialGroups;
+	}
+
+	/** Where to find the application's {@code ReactiveLockService}, if it has one. */
+	void setBeanFactory(BeanFactory beanFactory) {
+		this.beanFactory = beanFactory;
 	}
 
 	/** Where to find the application's {@link ObservationRegistry}, if it has one; resolved on first call. */
@@ -105,7 +113,7 @@ final class LockInterceptor implements MethodInterceptor {
 	private ReactiveLocking reactive(LockedMethod method) {
 		Object current = this.reactive;
 		if (current == null) {
-			current = ReactiveLocking.of(this.lockService.get(), method);
+			current = ReactiveLocking.of(this.beanFactory, this.lockService.get(), method);
 			this.reactive = current;
 		}
 		return (ReactiveLocking) current;

@@ -7,7 +7,10 @@ import org.reactivestreams.Publisher;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
+import org.jspecify.annotations.Nullable;
+
 import org.springframework.aop.ProxyMethodInvocation;
+import org.springframework.beans.factory.BeanFactory;
 
 import dev.lockstep.LockHandle;
 import dev.lockstep.LockNotAcquiredException;
@@ -32,8 +35,16 @@ final class ReactiveLocking {
 		this.locks = locks;
 	}
 
-	/** The reactive twin of {@code lockService}, or a clear error naming the method that needs it. */
-	static ReactiveLocking of(LockService lockService, LockedMethod method) {
+	/**
+	 * The application's {@link ReactiveLockService} if it has one, else the reactive twin of
+	 * {@code lockService}, or a clear error naming the method that needs it.
+	 */
+	static ReactiveLocking of(@Nullable BeanFactory beanFactory, LockService lockService, LockedMethod method) {
+		ReactiveLockService defined = (beanFactory != null)
+				? beanFactory.getBeanProvider(ReactiveLockService.class).getIfUnique() : null;
+		if (defined != null) {
+			return new ReactiveLocking(defined);
+		}
 		if (lockService instanceof ReactiveLockService reactive) {
 			return new ReactiveLocking(reactive);
 		}
