@@ -5,6 +5,7 @@ import java.util.concurrent.CompletionStage;
 
 import org.jspecify.annotations.Nullable;
 
+import dev.lockstep.internal.ReactiveTypes;
 import dev.lockstep.spel.KeyExpression;
 
 /**
@@ -33,12 +34,7 @@ record LockedMethod(String source, String name, KeyExpression key, Duration wait
 	 * class name, so that nothing of Reactor is loaded for the other methods.
 	 */
 	boolean reactive() {
-		for (Class<?> type = this.returnType; type != null; type = type.getSuperclass()) {
-			if (type.getName().equals("reactor.core.publisher.Mono") || type.getName().equals("reactor.core.publisher.Flux")) {
-				return true;
-			}
-		}
-		return false;
+		return ReactiveTypes.isReactorPublisher(this.returnType);
 	}
 
 	boolean mayCompleteLater() {
