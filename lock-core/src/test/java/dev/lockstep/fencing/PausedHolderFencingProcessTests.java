@@ -37,7 +37,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * holder's value and token; with a plain UPDATE (the control) the stale write lands.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
-class PausedHolderFencingTests {
+class PausedHolderFencingProcessTests {
 
 	private static final List<String> JVM_OPTIONS = List.of("-Xmx96m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1");
 
