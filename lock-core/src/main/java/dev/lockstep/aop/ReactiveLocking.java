@@ -1,11 +1,13 @@
 package dev.lockstep.aop;
 
 import java.time.Duration;
+import java.util.function.Function;
 
 import org.aopalliance.intercept.MethodInvocation;
 import org.reactivestreams.Publisher;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.util.context.Context;
 
 import org.jspecify.annotations.Nullable;
 
@@ -57,14 +59,18 @@ final class ReactiveLocking {
 	}
 
 	Object invoke(MethodInvocation invocation, LockedMethod method) {
-		Flux<Object> locked = Flux.defer(() -> {
-			String target = method.target(invocation.getArguments());
-			return Flux.usingWhen(acquire(method, target),
-					(handle) -> Flux.from(proceed(invocation))
-						.contextWrite((context) -> context.put(ReactiveLockService.CONTEXT_KEY, handle)),
-					this.locks::release, (handle, error) -> this.locks.release(handle), this.locks::release);
-		});
-		return Mono.class.isAssignableFrom(method.returnType()) ? locked.next() : locked;
+		if (Mono.class.isAssignableFrom(method.returnType())) {
+			return Mono.defer(() -> Mono.usingWhen(acquire(method, method.target(invocation.getArguments())),
+					(handle) -> Mono.from(proceed(invocation)).contextWrite(withHandle(handle)), this.locks::release,
+					(handle, error) -> this.locks.release(handle), this.locks::release));
+		}
+		return Flux.defer(() -> Flux.usingWhen(acquire(method, method.target(invocation.getArguments())),
+				(handle) -> Flux.from(proceed(invocation)).contextWrite(withHandle(handle)), this.locks::release,
+				(handle, error) -> this.locks.release(handle), this.locks::release));
+	}
+
+	private static Function<Context, Context> withHandle(LockHandle handle) {
+		return (context) -> context.put(ReactiveLockService.CONTEXT_KEY, handle);
 	}
 
 	private Mono<LockHandle> acquire(LockedMethod method, String target) {
