@@ -249,6 +249,10 @@ class ReactiveLockTests {
 			return ReactiveLockService.current().flatMap(this::inside);
 		}
 
+		/**
+		 * A section that ends on its terminal signal: the lock is held until that signal, and what
+		 * {@code doFinally} does runs after the signal has gone downstream, so after the release.
+		 */
 		private Mono<Long> inside(LockHandle handle) {
 			return Mono.fromCallable(() -> {
 				this.counts.entered.incrementAndGet();
@@ -256,7 +260,7 @@ class ReactiveLockTests {
 					this.counts.overlaps.incrementAndGet();
 				}
 				return (handle != null) ? handle.fencingToken() : 0L;
-			}).delayElement(Duration.ofMillis(3)).doFinally((signal) -> this.counts.inside.decrementAndGet());
+			}).delayElement(Duration.ofMillis(3)).doOnTerminate(this.counts.inside::decrementAndGet);
 		}
 
 		@DistributedLock(name = "endless", key = "#key", waitTime = "5s")
