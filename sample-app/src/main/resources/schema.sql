@@ -10,6 +10,9 @@ create table if not exists app_user (
     created_at timestamp(6) with time zone not null
 );
 create index if not exists app_user_pin on app_user (pin);
+-- The fencing token of the lock held by the last writer: a write under an older token, from a holder
+-- that lost its lock (paused past its lease), is refused (JdbcFencing).
+alter table app_user add column if not exists fencing_token bigint;
 
 -- Import runs, numbered in the order they started across all instances. task_id and attempt are
 -- those of the queued import (POST /imports); null for an import run while its caller waited.

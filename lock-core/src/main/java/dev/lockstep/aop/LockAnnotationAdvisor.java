@@ -71,6 +71,7 @@ public final class LockAnnotationAdvisor extends AnnotatedMethodAdvisor {
 	public void setBeanFactory(BeanFactory beanFactory) {
 		super.setBeanFactory(beanFactory);
 		this.interceptor.setObservations(beanFactory.getBeanProvider(ObservationRegistry.class));
+		this.interceptor.setBeanFactory(beanFactory);
 	}
 
 }

@@ -12,6 +12,7 @@ import org.aopalliance.intercept.MethodInvocation;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.aop.support.AopUtils;
+import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 
 import dev.lockstep.LockHandle;
@@ -25,7 +26,8 @@ import dev.lockstep.lock.ThreadLocks;
  * Runs an annotated method under its lock: the key is evaluated before anything else, the lock
  * is released when the method returns or throws, or, for a method returning a
  * {@link CompletionStage}, when that stage completes (whatever the caller does with the stage it
- * is given: a cancel is not passed on).
+ * is given: a cancel is not passed on). A method returning {@code Mono} or {@code Flux} is locked
+ * for as long as its publisher runs ({@link ReactiveLocking}).
  */
 final class LockInterceptor implements MethodInterceptor {
 
@@ -39,11 +41,21 @@ final class LockInterceptor implements MethodInterceptor {
 
 	private volatile @Nullable ObservationRegistry observations;
 
+	private volatile @Nullable BeanFactory beanFactory;
+
+	/** A {@link ReactiveLocking}, typed Object so that this class does not load Reactor. */
+	private volatile @Nullable Object reactive;
+
 	LockInterceptor(AnnotatedMethods<LockedMethod> methods, Supplier<LockService> lockService,
 			Supplier<SerialGroups> serialGroups) {
 		this.methods = methods;
 		this.lockService = lockService;
 		this.serialGroups = serialGroups;
+	}
+
+	/** Where to find the application's {@code ReactiveLockService}, if it has one. */
+	void setBeanFactory(BeanFactory beanFactory) {
+		this.beanFactory = beanFactory;
 	}
 
 	/** Where to find the application's {@link ObservationRegistry}, if it has one; resolved on first call. */
@@ -69,6 +81,9 @@ final class LockInterceptor implements MethodInterceptor {
 		if (method == null) {
 			return invocation.proceed();
 		}
+		if (method.reactive()) {
+			return reactive(method).invoke(invocation, method);
+		}
 		String target = method.target(invocation.getArguments());
 		ObservationRegistry observations = observations();
 		LockHandle handle = observedAcquire(method, target, observations);
@@ -92,6 +107,16 @@ final class LockInterceptor implements MethodInterceptor {
 		release(handle, entered);
 		hold.stop();
 		return result;
+	}
+
+	/** The reactive side, made on the first call of a method returning {@code Mono} or {@code Flux}. */
+	private ReactiveLocking reactive(LockedMethod method) {
+		Object current = this.reactive;
+		if (current == null) {
+			current = ReactiveLocking.of(this.beanFactory, this.lockService.get(), method);
+			this.reactive = current;
+		}
+		return (ReactiveLocking) current;
 	}
 
 	private static void release(LockHandle handle, boolean entered) {

@@ -5,6 +5,7 @@ import java.util.concurrent.CompletionStage;
 
 import org.jspecify.annotations.Nullable;
 
+import dev.lockstep.internal.ReactiveTypes;
 import dev.lockstep.internal.spel.KeyExpression;
 
 /**
@@ -27,6 +28,14 @@ record LockedMethod(String source, String name, KeyExpression key, Duration wait
 	 */
 	String target(@Nullable Object[] arguments) {
 		return this.name + ":" + this.key.evaluate(arguments);
+	}
+
+	/**
+	 * Whether the method returns a {@code Mono} or {@code Flux}, locked while its publisher runs; by
+	 * class name, so that nothing of Reactor is loaded for the other methods.
+	 */
+	boolean reactive() {
+		return ReactiveTypes.isReactorPublisher(this.returnType);
 	}
 
 	boolean mayCompleteLater() {

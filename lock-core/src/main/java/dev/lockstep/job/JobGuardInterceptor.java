@@ -13,12 +13,17 @@ import org.springframework.beans.factory.ObjectProvider;
 import dev.lockstep.GuardedJob;
 import dev.lockstep.JobGuardExecutor;
 import dev.lockstep.aop.AnnotatedMethods;
+import dev.lockstep.internal.ReactiveTypes;
 
 /**
  * Hands each firing of a guarded method to the {@link JobGuardExecutor}, which runs it only when
  * this instance wins the firing; otherwise the call returns at once
  * ({@code null} for a method that returns something). A firing left to another instance is
- * handed back to this one later if that instance never starts it.
+ * handed back to this one later if that instance never starts it. A method returning {@code Mono}
+ * or {@code Flux} (a reactive {@code @Scheduled} method, which Spring calls once and subscribes to
+ * at each firing) returns a publisher that takes each firing through the guard on subscription and
+ * keeps the guard until the method's own publisher completes: the firing's thread waits for it, as
+ * for a blocking job. The method's publisher must be cold (subscribed again at each firing).
  */
 final class JobGuardInterceptor implements MethodInterceptor {
 
@@ -37,6 +42,18 @@ final class JobGuardInterceptor implements MethodInterceptor {
 		GuardedJob job = this.jobs.find(invocation.getMethod(), (target != null) ? AopUtils.getTargetClass(target) : null);
 		if (job == null) {
 			return invocation.proceed();
+		}
+		Class<?> returnType = invocation.getMethod().getReturnType();
+		if (ReactiveTypes.isReactorPublisher(returnType)) {
+			// Spring calls a reactive @Scheduled method once and subscribes to its publisher at each
+			// firing: the guard goes around each subscription, and is held until the publisher completes
+			Object publisher = invocation.proceed();
+			return ReactiveJobs.guarded(returnType, () -> {
+				Firing firing = Firing.current();
+				Instant slot = (firing != null && firing.cron()) ? firing.scheduledTime() : null;
+				this.guard.getObject().execute(job, slot, () -> ReactiveJobs.completed(publisher),
+						() -> ReactiveJobs.completed(publisher));
+			});
 		}
 		Firing firing = Firing.current();
 		MethodInvocation later = (invocation instanceof ProxyMethodInvocation proxied) ? proxied.invocableClone() : null;

@@ -41,42 +41,42 @@ final class LockEngine {
 
 	private static final Logger logger = LoggerFactory.getLogger(LockEngine.class);
 
-	private final String keyPrefix;
+	final String keyPrefix;
 
-	private final String instance;
+	final String instance;
 
-	private final Duration leaseTime;
+	final Duration leaseTime;
 
 	private final Duration heartbeatInterval;
 
-	private final LockListener listener;
+	final LockListener listener;
 
 	private final AtomicLong sequence = new AtomicLong();
 
-	private final PendingReleases releases;
+	final PendingReleases releases;
 
-	private final Duration commandTimeout;
+	final Duration commandTimeout;
 
-	private final Map<String, HeldLock> active = new ConcurrentHashMap<>();
+	final Map<String, HeldLock> active = new ConcurrentHashMap<>();
 
-	private final RedisScripts redis;
+	final RedisScripts redis;
 
-	private final LockScripts scripts;
+	final LockScripts scripts;
 
-	private final LockWaiters waiters;
+	final LockWaiters waiters;
 
 	private final LeaseWatchdog watchdog;
 
-	private final RedisReplies replies;
+	final RedisReplies replies;
 
-	private final ScheduledExecutorService timer;
+	final ScheduledExecutorService timer;
 
 	private final WakeUpSubscription wakeUps;
 
-	private volatile boolean open = true;
+	volatile boolean open = true;
 
 	/** Replicas that must acknowledge an acquisition before it counts; 0 to not wait. */
-	private final int replicaAcknowledgements;
+	final int replicaAcknowledgements;
 
 	LockEngine(RedisConnectionFactory connectionFactory, String keyPrefix, String instance, Duration leaseTime,
 			Duration heartbeatInterval, Duration commandTimeout, int replicaAcknowledgements, LockListener listener) {
@@ -177,6 +177,19 @@ final class LockEngine {
 	}
 
 	/**
+	 * Like {@link #lock} without blocking a thread: the future completes with the handle, or null
+	 * when the lock stayed held elsewhere for the whole wait. Not reentrant (a pipeline has no
+	 * thread of its own), and the handle is not recorded as any thread's. Cancelling the future
+	 * leaves the queue; a lock handed over meanwhile is released.
+	 */
+	CompletableFuture<@Nullable LockHandle> lockAsync(String key, Duration waitTime, @Nullable Duration explicitLease) {
+		Assert.hasText(key, "Lock key must not be blank");
+		DurationRules.notNegative("Wait time of lock '" + key + "'", waitTime);
+		Assert.state(this.open, () -> "Lock service is not running; cannot lock '" + key + "'");
+		return new AsyncAcquisition(this, LockKeys.of(this.keyPrefix, key), waitTime, explicitLease).start();
+	}
+
+	/**
 	 * One queueing under an owner id of its own: wake-ups, renewals and releases name that id and
 	 * the grant's fencing token, so nothing meant for an earlier queueing of the same caller can
 	 * complete or extend this one. A lock handed over from the queue counts as held only while
@@ -189,7 +202,7 @@ final class LockEngine {
 	 * when the confirmation was sent.
 	 */
 	private Acquisition acquireOnce(LockKeys keys, long leaseNanos, boolean watchdog, long start, Duration waitTime) {
-		String sequence = Long.toString(this.sequence.incrementAndGet(), 36);
+		String sequence = nextSequence();
 		String owner = this.instance + ":" + sequence;
 		String entry = waitTime.isZero() ? "" : owner + ":" + millis(Math.min(leaseNanos, livenessNanos()))
 				+ (keys.isPermits() ? ":" + keys.permits() : "");
@@ -251,6 +264,11 @@ final class LockEngine {
 		}
 	}
 
+	/** A sequence number for a new owner id, unique within this engine. */
+	String nextSequence() {
+		return Long.toString(this.sequence.incrementAndGet(), 36);
+	}
+
 	/**
 	 * Waits until the configured number of replicas have the acquisition, so that a failover right
 	 * after it does not promote a replica without it. Not acknowledged in time: not acquired (the
@@ -261,11 +279,15 @@ final class LockEngine {
 		long acknowledged = this.replies.await(this.redis.waitForReplicas(this.replicaAcknowledgements, timeoutMillis), keys,
 				"waiting for replicas to acknowledge", waitTime);
 		if (acknowledged < this.replicaAcknowledgements) {
-			throw new LockUnavailableException("Lock '" + LogText.of(keys.key()) + "' was taken but " + acknowledged + " of the "
-					+ this.replicaAcknowledgements + " replicas required (lockstep.lock.replica-acknowledgements) "
-					+ "acknowledged it within " + DurationText.of(Duration.ofMillis(timeoutMillis))
-					+ "; it was released and counts as not acquired", null);
+			throw replicasMissing(keys, acknowledged, timeoutMillis);
 		}
+	}
+
+	LockUnavailableException replicasMissing(LockKeys keys, long acknowledged, long timeoutMillis) {
+		return new LockUnavailableException("Lock '" + LogText.of(keys.key()) + "' was taken but " + acknowledged + " of the "
+				+ this.replicaAcknowledgements + " replicas required (lockstep.lock.replica-acknowledgements) "
+				+ "acknowledged it within " + DurationText.of(Duration.ofMillis(timeoutMillis))
+				+ "; it was released and counts as not acquired", null);
 	}
 
 	/** What this engine holds and waits for, and any key's state, for monitoring. */
@@ -274,7 +296,7 @@ final class LockEngine {
 	}
 
 	/** What one queueing gave: the lock, nothing, or nothing yet (queue again while the wait lasts). */
-	private record Acquisition(@Nullable HeldLock lock, boolean again) {
+	record Acquisition(@Nullable HeldLock lock, boolean again) {
 
 		static final Acquisition NONE = new Acquisition(null, false);
 
@@ -312,11 +334,16 @@ final class LockEngine {
 
 	/** Makes an acquisition usable. */
 	private LockHandle activate(HeldLock lock, Duration waited) {
+		return activate(lock, waited, true);
+	}
+
+	/** Makes an acquisition usable; {@code onThread}: recorded as the current thread's (not for a pipeline's). */
+	LockHandle activate(HeldLock lock, Duration waited, boolean onThread) {
 		this.active.put(lock.owner(), lock);
 		if (lock.renewedByWatchdog()) {
 			this.watchdog.watch(lock);
 		}
-		LockHold hold = hold(lock);
+		LockHold hold = onThread ? hold(lock) : new LockHold(this, lock);
 		try {
 			this.listener.acquired(lock.keys().key(), lock.fencingToken(), waited);
 		}
@@ -432,7 +459,7 @@ final class LockEngine {
 	 * Undoes, in the background, whatever a failed or interrupted attempt may have left in Redis:
 	 * its queue entry, and the lock if it was taken ({@code token}, when known) or handed over.
 	 */
-	private void abandon(LockKeys keys, String owner, String entry, long token) {
+	void abandon(LockKeys keys, String owner, String entry, long token) {
 		if (entry.isEmpty() || token > 0) {
 			// the single attempt's reply never came, or the token is known: release whatever the owner holds
 			whenDone(this.scripts.release(keys, owner, token), keys);
@@ -463,15 +490,15 @@ final class LockEngine {
 	}
 
 	/** How long a waiting instance counts as alive after a heartbeat; also the first lease of a handed-over lock. */
-	private long livenessNanos() {
+	long livenessNanos() {
 		return this.heartbeatInterval.toNanos() * 5;
 	}
 
-	private long queueTtlMillis() {
+	long queueTtlMillis() {
 		return millis(this.heartbeatInterval.toNanos() * 20);
 	}
 
-	private static long millis(long nanos) {
+	static long millis(long nanos) {
 		return Math.max(1, TimeUnit.NANOSECONDS.toMillis(nanos));
 	}
 

@@ -210,7 +210,7 @@ final class LockWaiters implements MessageListener {
 		private final String entry;
 
 		/** Completes with the fencing token once the lock is handed over, or with {@link #REQUEUE}. */
-		private volatile CompletableFuture<Long> signal = new CompletableFuture<>();
+		private final CompletableFuture<Long> signal = new CompletableFuture<>();
 
 		private volatile long queuedAtNanos;
 
@@ -236,6 +236,11 @@ final class LockWaiters implements MessageListener {
 
 		long queuedAtNanos() {
 			return this.queuedAtNanos;
+		}
+
+		/** Completes with the fencing token once the lock is handed over, or with {@link #REQUEUE}. */
+		CompletableFuture<Long> signal() {
+			return this.signal;
 		}
 
 		/** Redis answered that this waiter joined the queue. */

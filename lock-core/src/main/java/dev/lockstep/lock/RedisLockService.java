@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
 
 import org.jspecify.annotations.Nullable;
 
@@ -304,6 +305,14 @@ public final class RedisLockService implements LockService, InitializingBean, Sm
 		LockEngine current = this.engine;
 		Assert.state(current != null, () -> "Lock service is not running; cannot lock '" + key + "'");
 		return current.lock(key, waitTime, explicitLease);
+	}
+
+	/** See {@link LockEngine#lockAsync}; for {@link RedisReactiveLockService}. */
+	CompletableFuture<@Nullable LockHandle> lockAsync(String key, Duration waitTime,
+			@Nullable Duration explicitLease) {
+		LockEngine current = this.engine;
+		Assert.state(current != null, () -> "Lock service is not running; cannot lock '" + key + "'");
+		return current.lockAsync(key, waitTime, explicitLease);
 	}
 
 	private LockEngine running() {

@@ -132,6 +132,17 @@ class SampleAppIT {
 		assertThat(handledBy).as("instances that handled deliveries").containsExactlyInAnyOrder("a", "b");
 	}
 
+	/** A later delivery with a new name renames the user through a fenced write (JdbcFencing). */
+	@Test
+	@Order(1)
+	void aLaterDeliveryWithANewNameRenamesTheUserUnderANewerLock() {
+		assertThat(SampleHttp.post(this.a.uri("/users"), Map.of("pin", "pin-1101", "name", "Old Name")).status()).isEqualTo(201);
+		Reply renamed = SampleHttp.post(this.b.uri("/users"), Map.of("pin", "pin-1101", "name", "New Name"));
+		assertThat(renamed.status()).isEqualTo(200);
+		assertThat(SampleHttp.get(this.a.uri("/users/pin-1101")).json().get("name").asString()).isEqualTo("New Name");
+		assertThat(SampleHttp.get(this.a.uri("/users?pin=pin-1101")).json()).hasSize(1);
+	}
+
 	@Test
 	@Order(2)
 	void aGroupRunsInArrivalOrderOneAtATimeWhileAnotherGroupRunsAlongside() {

@@ -16,6 +16,7 @@ import dev.lockstep.LockKeyException;
 import dev.lockstep.LockNotAcquiredException;
 import dev.lockstep.LockUnavailableException;
 import dev.lockstep.SerialQueueException;
+import dev.lockstep.StaleLockException;
 
 /**
  * Lockstep's exceptions as HTTP answers, for those the application does not handle itself (its
@@ -46,6 +47,14 @@ public class LockstepProblemDetails {
 		return ResponseEntity.status(HttpStatus.CONFLICT)
 			.body(problem(HttpStatus.CONFLICT, "Lock not acquired",
 					"Another request holds the lock this one needs; nothing was done. Try again later."));
+	}
+
+	@ExceptionHandler
+	ResponseEntity<ProblemDetail> stale(StaleLockException ex) {
+		logger.warn("Answered 409: {}", ex.getMessage());
+		return ResponseEntity.status(HttpStatus.CONFLICT)
+			.body(problem(HttpStatus.CONFLICT, "Stale write refused",
+					"A later request has written the same data; this one was too late and nothing was done."));
 	}
 
 	@ExceptionHandler({ LockUnavailableException.class, SerialQueueException.class })

@@ -72,6 +72,15 @@ class ProblemDetailsTests {
 	}
 
 	@Test
+	void aRefusedStaleWriteAnswers409WithoutNamingTheLockOrTable() throws Exception {
+		start(TestRedis.standalone().host(), TestRedis.standalone().port());
+		Response response = get("/stale");
+		assertThat(response.status()).isEqualTo(409);
+		assertThat(response.body()).contains("\"title\":\"Stale write refused\"").doesNotContain("tenant-secret")
+			.doesNotContain("accounts");
+	}
+
+	@Test
 	void redisUnreachableAnswers503WithRetryAfter() throws Exception {
 		FaultProxy proxy = FaultProxy.start(TestRedis.standalone().host(), TestRedis.standalone().port());
 		this.toClose.add(proxy);
@@ -176,6 +185,11 @@ class ProblemDetailsTests {
 		@GetMapping("/work")
 		String work(@RequestParam(required = false) String id) {
 			return this.locked.work(id);
+		}
+
+		@GetMapping("/stale")
+		String stale() {
+			throw new dev.lockstep.StaleLockException("Locked.work:tenant-secret", 4, 5L, "table accounts");
 		}
 
 	}

@@ -6,6 +6,7 @@ import org.springframework.beans.factory.annotation.Value;
 import org.springframework.stereotype.Service;
 import org.springframework.transaction.annotation.Transactional;
 
+import dev.lockstep.LockContext;
 import dev.lockstep.annotation.DistributedLock;
 
 /**
@@ -30,18 +31,24 @@ public class UserInitialisationService {
 	}
 
 	/**
-	 * Creates the user unless it exists. A {@code null} or blank pin fails in the lock's key
-	 * expression (LockKeyException) before a transaction starts.
+	 * Creates the user unless it exists, and renames it (a fenced write) when the name differs. A
+	 * {@code null} or blank pin fails in the lock's key expression (LockKeyException) before a
+	 * transaction starts.
 	 */
 	@DistributedLock(key = "#pin")
 	@Transactional
 	public UserInitialisation initialise(String pin, String name) {
 		var existing = this.users.findByPin(pin);
 		if (existing.isPresent()) {
-			return new UserInitialisation(existing.get(), false, this.instanceId);
+			if (existing.get().name().equals(name)) {
+				return new UserInitialisation(existing.get(), false, this.instanceId);
+			}
+			this.users.rename(pin, name);
+			return new UserInitialisation(this.users.findByPin(pin).orElseThrow(), false, this.instanceId);
 		}
 		lookUpProfile();
-		return new UserInitialisation(this.users.insert(pin, name, this.instanceId), true, this.instanceId);
+		long token = LockContext.current().orElseThrow().fencingToken();
+		return new UserInitialisation(this.users.insert(pin, name, this.instanceId, token), true, this.instanceId);
 	}
 
 	/**

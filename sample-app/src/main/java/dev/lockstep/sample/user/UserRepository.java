@@ -12,6 +12,8 @@ import org.springframework.jdbc.support.GeneratedKeyHolder;
 import org.springframework.jdbc.support.KeyHolder;
 import org.springframework.stereotype.Repository;
 
+import dev.lockstep.fencing.JdbcFencing;
+
 /** The {@code app_user} table. */
 @Repository
 public class UserRepository {
@@ -20,8 +22,11 @@ public class UserRepository {
 
 	private final JdbcClient jdbc;
 
+	private final JdbcFencing fencing;
+
 	UserRepository(JdbcClient jdbc) {
 		this.jdbc = jdbc;
+		this.fencing = new JdbcFencing(jdbc);
 	}
 
 	/** The first user with this pin; there is only ever one while every writer holds the pin's lock. */
@@ -38,13 +43,22 @@ public class UserRepository {
 		return this.jdbc.sql(COLUMNS + " order by id desc fetch first ? rows only").param(limit).query(UserRepository::user).list();
 	}
 
-	User insert(String pin, String name, String createdBy) {
+	/** Inserts the user with the fencing token of the lock the caller holds. */
+	User insert(String pin, String name, String createdBy, long fencingToken) {
 		Instant now = Instant.now().truncatedTo(ChronoUnit.MICROS);
 		KeyHolder keys = new GeneratedKeyHolder();
-		this.jdbc.sql("insert into app_user (pin, name, created_by, created_at) values (?, ?, ?, ?)")
-			.params(pin, name, createdBy, now)
+		this.jdbc.sql("insert into app_user (pin, name, created_by, created_at, fencing_token) values (?, ?, ?, ?, ?)")
+			.params(pin, name, createdBy, now, fencingToken)
 			.update(keys, "id");
 		return new User(keys.getKeyAs(Long.class), pin, name, createdBy, now);
+	}
+
+	/**
+	 * Renames the user, only if the lock the current thread holds is newer than the one of the
+	 * row's last writer: a holder that lost its lock gets a StaleLockException, not a lost update.
+	 */
+	void rename(String pin, String name) {
+		this.fencing.update("app_user", "name = ?", "pin = ?", name, pin);
 	}
 
 	private static User user(ResultSet row, int index) throws SQLException {

@@ -1,0 +1,50 @@
+package dev.lockstep.job;
+
+import org.jspecify.annotations.Nullable;
+import org.reactivestreams.Publisher;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/**
+ * A guarded method's publisher run to its end on the firing's thread; loaded only for methods
+ * returning {@code Mono} or {@code Flux}, so only with Reactor.
+ */
+final class ReactiveJobs {
+
+	private ReactiveJobs() {
+	}
+
+	/** Subscribes to what the method returned and waits for its terminal signal; an error is thrown. */
+	static @Nullable Object completed(@Nullable Object publisher) {
+		if (publisher != null) {
+			Flux.from((Publisher<?>) publisher).blockLast();
+		}
+		return null;
+	}
+
+	/**
+	 * What the scheduler is handed: a publisher of the method's type that, on each subscription,
+	 * runs {@code firing} and completes empty, or fails with what it threw.
+	 */
+	static Object guarded(Class<?> returnType, Subscription firing) {
+		Mono<Object> guarded = Mono.defer(() -> {
+			try {
+				firing.run();
+				return Mono.empty();
+			}
+			catch (Throwable ex) {
+				return Mono.error(ex);
+			}
+		});
+		return Mono.class.isAssignableFrom(returnType) ? guarded : guarded.flux();
+	}
+
+	/** One firing through the guard, run on subscription. */
+	@FunctionalInterface
+	interface Subscription {
+
+		void run() throws Throwable;
+
+	}
+
+}

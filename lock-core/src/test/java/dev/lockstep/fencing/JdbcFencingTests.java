@@ -1,0 +1,114 @@
+package dev.lockstep.fencing;
+
+import java.time.Duration;
+import java.util.UUID;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.jdbc.datasource.DriverManagerDataSource;
+
+import dev.lockstep.LockHandle;
+import dev.lockstep.StaleLockException;
+import dev.lockstep.lock.RedisConnections;
+import dev.lockstep.lock.RedisFixture;
+import dev.lockstep.lock.RedisLockService;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** {@link JdbcFencing} on a real H2 table with tokens from real locks. */
+class JdbcFencingTests {
+
+	@RegisterExtension
+	final RedisFixture redis = new RedisFixture();
+
+	private JdbcTemplate jdbc;
+
+	private RedisLockService locks;
+
+	@BeforeEach
+	void start() {
+		this.jdbc = new JdbcTemplate(new DriverManagerDataSource("jdbc:h2:mem:" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1"));
+		this.jdbc.execute("create table account (id int primary key, holder varchar(20), note varchar(20), "
+				+ "fencing_token bigint, version_token bigint)");
+		this.jdbc.update("insert into account (id, holder) values (1, 'nobody')");
+		this.locks = RedisConnections.lockService(this.redis.factory(), this.redis.prefix(), (settings) -> {
+		});
+	}
+
+	@AfterEach
+	void stop() {
+		this.locks.stop();
+	}
+
+	@Test
+	void aLaterHolderWritesAndAnEarlierOneIsRefusedNamingTheKeyAndBothTokens() {
+		JdbcFencing fencing = new JdbcFencing(this.jdbc);
+		LockHandle first = this.locks.acquire("account-1", Duration.ofSeconds(1));
+		first.close();
+		long secondToken;
+		try (LockHandle second = this.locks.acquire("account-1", Duration.ofSeconds(1))) {
+			secondToken = second.fencingToken();
+			assertThat(fencing.update(second, "account", "holder = ?, note = 'it''s ?'", "id = ?", "second", 1)).isOne();
+		}
+		assertThatThrownBy(() -> fencing.update(first, "account", "holder = ?", "id = ?", "first", 1))
+			.isInstanceOfSatisfying(StaleLockException.class, (ex) -> {
+				assertThat(ex.getKey()).isEqualTo("account-1");
+				assertThat(ex.getFencingToken()).isEqualTo(first.fencingToken());
+				assertThat(ex.getStoredToken()).isEqualTo(secondToken);
+			})
+			.hasMessageContaining("'account-1'")
+			.hasMessageContaining("table account")
+			.hasMessageContaining("token " + first.fencingToken())
+			.hasMessageContaining("token " + (secondToken));
+		assertThat(this.jdbc.queryForMap("select holder, note, fencing_token from account")).containsEntry("HOLDER", "second")
+			.containsEntry("NOTE", "it's ?")
+			.containsEntry("FENCING_TOKEN", secondToken);
+	}
+
+	@Test
+	void theSameHolderMayNotWriteTwiceWithOneTokenButANewAcquisitionMay() {
+		JdbcFencing fencing = new JdbcFencing(JdbcClient.create(this.jdbc)).withTokenColumn("version_token");
+		try (LockHandle lock = this.locks.acquire("account-1", Duration.ofSeconds(1))) {
+			assertThat(fencing.update(lock, "account", "holder = ?", "id = ?", "one", 1)).isOne();
+			assertThatThrownBy(() -> fencing.update(lock, "account", "holder = ?", "id = ?", "two", 1))
+				.isInstanceOf(StaleLockException.class);
+		}
+		try (LockHandle lock = this.locks.acquire("account-1", Duration.ofSeconds(1))) {
+			assertThat(fencing.update(lock, "account", "holder = ?", "id = ?", "three", 1)).isOne();
+		}
+		assertThat(this.jdbc.queryForObject("select holder from account", String.class)).isEqualTo("three");
+	}
+
+	@Test
+	void insideALockedCallbackTheCurrentThreadsTokenIsUsed() {
+		JdbcFencing fencing = new JdbcFencing(this.jdbc);
+		this.locks.runLocked("account-1", Duration.ofSeconds(1),
+				() -> assertThat(fencing.update("account", "holder = ?", "id = ?", "locked", 1)).isOne());
+		assertThatIllegalStateException().isThrownBy(() -> fencing.update("account", "holder = ?", "id = ?", "bare", 1))
+			.withMessageContaining("account")
+			.withMessageContaining("@DistributedLock");
+		assertThat(this.jdbc.queryForObject("select holder from account", String.class)).isEqualTo("locked");
+	}
+
+	@Test
+	void noMatchingRowUpdatesNothingAndWrongArgumentsAreNamed() {
+		JdbcFencing fencing = new JdbcFencing(this.jdbc);
+		try (LockHandle lock = this.locks.acquire("account-2", Duration.ofSeconds(1))) {
+			assertThat(fencing.update(lock, "account", "holder = ?", "id = ?", "x", 2)).isZero();
+			assertThatIllegalArgumentException().isThrownBy(() -> fencing.update(lock, "account", "holder = ?", "id = ?", "x"))
+				.withMessageContaining("account")
+				.withMessageContaining("1 parameter(s) in its SET clause and 1 in its WHERE clause but 1 argument(s)");
+			assertThatIllegalArgumentException().isThrownBy(() -> fencing.update(lock, "account", "holder = ?", " ", "x"))
+				.withMessageContaining("WHERE clause");
+		}
+	}
+
+}
