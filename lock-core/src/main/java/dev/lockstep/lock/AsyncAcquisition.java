@@ -81,7 +81,7 @@ final class AsyncAcquisition {
 	private void deliver(HeldLock lock) {
 		LockHandle handle;
 		try {
-			handle = this.engine.activate(lock, waited(), false);
+			handle = this.engine.locks.activate(lock, waited(), false);
 		}
 		catch (Throwable ex) {
 			this.result.completeExceptionally(ex);

@@ -4,7 +4,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -20,7 +19,6 @@ import org.springframework.util.Assert;
 import dev.lockstep.LockException;
 import dev.lockstep.LockHandle;
 import dev.lockstep.LockListener;
-import dev.lockstep.LockLostEvent;
 import dev.lockstep.LockUnavailableException;
 import dev.lockstep.internal.DaemonThreads;
 import dev.lockstep.internal.DurationRules;
@@ -57,7 +55,10 @@ final class LockEngine {
 
 	final Duration commandTimeout;
 
-	final Map<String, HeldLock> active = new ConcurrentHashMap<>();
+	final ActiveLocks locks;
+
+	/** By owner id: the locks this instance holds. */
+	final Map<String, HeldLock> active;
 
 	final RedisScripts redis;
 
@@ -90,11 +91,12 @@ final class LockEngine {
 		this.redis = new RedisScripts(connectionFactory);
 		this.scripts = new LockScripts(this.redis, keyPrefix + "wake:");
 		this.scripts.preload(commandTimeout);
-		this.waiters = new LockWaiters(instance, this::releaseStrayGrant);
-		this.watchdog = new LeaseWatchdog(this.scripts, this::lost, this::renewedLate, commandTimeout,
-				RedisAddress.of(connectionFactory));
 		this.replies = new RedisReplies(commandTimeout, RedisAddress.of(connectionFactory));
 		this.releases = new PendingReleases(this.scripts, commandTimeout);
+		this.locks = new ActiveLocks(this, commandTimeout, RedisAddress.of(connectionFactory));
+		this.active = this.locks.active;
+		this.watchdog = this.locks.watchdog();
+		this.waiters = new LockWaiters(instance, this.locks::releaseStrayGrant);
 		this.timer = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("lockstep-timer"));
 		// this instance's one subscription, to its own wake-up channel: every lock hands over to this
 		// instance's waiters through it
@@ -127,7 +129,7 @@ final class LockEngine {
 				}
 			}
 			for (HeldLock lock : List.copyOf(this.active.values())) {
-				lost(lock, "the lock service stopped while it was still held; its lease is no longer renewed and "
+				this.locks.lost(lock, "the lock service stopped while it was still held; its lease is no longer renewed and "
 						+ "ends within " + DurationText.of(Duration.ofNanos(lock.leaseNanos())));
 			}
 		}
@@ -144,7 +146,7 @@ final class LockEngine {
 		Assert.state(this.open, () -> "Lock service is not running; cannot lock '" + key + "'");
 		HeldLock reentered = ThreadLocks.heldBy(this, key);
 		if (reentered != null && reentered.enter()) {
-			return hold(reentered);
+			return this.locks.hold(reentered);
 		}
 		return take(LockKeys.of(this.keyPrefix, key), waitTime, explicitLease);
 	}
@@ -167,7 +169,7 @@ final class LockEngine {
 		while (true) {
 			Acquisition acquisition = acquireOnce(keys, leaseNanos, watchdog, start, waitTime);
 			if (acquisition.lock() != null) {
-				return activate(acquisition.lock(), Duration.ofNanos(System.nanoTime() - start));
+				return this.locks.activate(acquisition.lock(), Duration.ofNanos(System.nanoTime() - start));
 			}
 			if (!acquisition.again() || start + waitTime.toNanos() - System.nanoTime() <= 0) {
 				this.listener.notAcquired(keys.key(), Duration.ofNanos(System.nanoTime() - start));
@@ -332,128 +334,16 @@ final class LockEngine {
 		}
 	}
 
-	/** Makes an acquisition usable. */
-	private LockHandle activate(HeldLock lock, Duration waited) {
-		return activate(lock, waited, true);
-	}
 
 	/** Makes an acquisition usable; {@code onThread}: recorded as the current thread's (not for a pipeline's). */
-	LockHandle activate(HeldLock lock, Duration waited, boolean onThread) {
-		this.active.put(lock.owner(), lock);
-		if (lock.renewedByWatchdog()) {
-			this.watchdog.watch(lock);
-		}
-		LockHold hold = onThread ? hold(lock) : new LockHold(this, lock);
-		try {
-			this.listener.acquired(lock.keys().key(), lock.fencingToken(), waited);
-		}
-		catch (Throwable ex) {
-			// not even a listener's Error may leave a lock held, and renewed, with no handle to close it
-			hold.close();
-			throw ex;
-		}
-		return hold;
-	}
 
-	private LockHold hold(HeldLock lock) {
-		LockHold hold = new LockHold(this, lock);
-		ThreadLocks.push(hold);
-		return hold;
-	}
 
-	/** The last hold on {@code lock} was closed. */
-	void exit(HeldLock lock) {
-		if (!lock.exit()) {
-			return;
-		}
-		// A lock already reported lost is released too: a renewal in flight may have revived it.
-		boolean wasHeld = lock.markReleased();
-		this.active.remove(lock.owner(), lock);
-		this.watchdog.unwatch(lock);
-		this.releases.send(lock, wasHeld);
-		Duration held = Duration.ofNanos(System.nanoTime() - lock.acquiredAtNanos());
-		this.listener.released(lock.keys().key(), held);
-	}
 
-	/**
-	 * Sets a held lock's lease to {@code leaseTime} from now, owner and token checked: true when
-	 * Redis still had it (it counts as held until the call's send time plus the new lease), false
-	 * when it was gone (reported lost).
-	 */
-	boolean changeLease(HeldLock lock, Duration leaseTime) {
-		if (!lock.isActive()) {
-			return false;
-		}
-		if (setLease(lock, leaseTime)) {
-			return true;
-		}
-		lost(lock, "Redis no longer had it when its lease was to be changed to " + DurationText.of(leaseTime));
-		return false;
-	}
 
-	private boolean setLease(HeldLock lock, Duration leaseTime) {
-		long sent = System.nanoTime();
-		long changed = this.replies.await(
-				this.scripts.confirm(lock.keys(), lock.owner(), lock.fencingToken(), millis(leaseTime.toNanos())),
-				lock.keys(), "changing the lease of", null);
-		if (changed == 1) {
-			lock.confirm(sent, leaseTime.toNanos());
-			return true;
-		}
-		return false;
-	}
 
-	/**
-	 * The last hold on {@code lock} was closed keeping the lock for {@code keepFor}: its lease is set
-	 * to that (owner and token checked) and it is forgotten here without a release. If Redis cannot
-	 * be reached, it frees itself when its current lease ends.
-	 */
-	void exitKeeping(HeldLock lock, Duration keepFor) {
-		if (!lock.exit()) {
-			return;
-		}
-		// released here first, so that the watchdog no longer renews it to its full lease
-		boolean wasHeld = lock.markReleased();
-		this.active.remove(lock.owner(), lock);
-		this.watchdog.unwatch(lock);
-		if (wasHeld) {
-			try {
-				if (!setLease(lock, keepFor)) {
-					logger.debug("Lock '{}' was already gone from Redis when it was closed keeping it for {}",
-							LogText.of(lock.keys().key()), DurationText.of(keepFor));
-				}
-			}
-			catch (LockException ex) {
-				logger.warn("Could not keep lock '{}' for {} after it was closed; it frees itself when its current "
-						+ "lease ends: {}", LogText.of(lock.keys().key()), DurationText.of(keepFor), ex.getMessage());
-			}
-		}
-		this.listener.released(lock.keys().key(), Duration.ofNanos(System.nanoTime() - lock.acquiredAtNanos()));
-	}
 
-	private void lost(HeldLock lock, String reason) {
-		if (lock.markLost()) {
-			this.active.remove(lock.owner(), lock);
-			logger.error("Lost lock '{}' (fencing token {}): {}", LogText.of(lock.keys().key()), lock.fencingToken(), reason);
-			LockLostEvent event = new LockLostEvent(lock.keys().key(), lock.fencingToken(), reason);
-			this.listener.lost(event);
-		}
-	}
 
-	private void renewedLate(HeldLock lock, long leaseLeftNanos) {
-		Duration left = Duration.ofNanos(leaseLeftNanos);
-		logger.warn("Lock '{}' was renewed with only {} of its {} lease left: Redis or the network is slow, or this JVM "
-				+ "paused; a little later and it would have been lost", LogText.of(lock.keys().key()), DurationText.of(left),
-				DurationText.of(Duration.ofNanos(lock.leaseNanos())));
-		this.listener.renewedLate(lock.keys().key(), left);
-	}
 
-	/** A lock was handed to a waiter of this instance that had already gone: pass it on. */
-	private void releaseStrayGrant(String lockKey, String owner, long fencingToken) {
-		if (!this.active.containsKey(owner)) {
-			this.scripts.release(LockKeys.ofRedisKey(this.keyPrefix, lockKey), owner, fencingToken);
-		}
-	}
 
 	/**
 	 * Undoes, in the background, whatever a failed or interrupted attempt may have left in Redis:

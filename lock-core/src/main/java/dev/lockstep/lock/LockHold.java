@@ -58,7 +58,7 @@ final class LockHold implements LockHandle {
 	public void close() {
 		if (this.closed.compareAndSet(false, true)) {
 			ThreadLocks.remove(this);
-			this.engine.exit(this.lock);
+			this.engine.locks.exit(this.lock);
 		}
 	}
 
@@ -72,7 +72,7 @@ final class LockHold implements LockHandle {
 		if (this.closed.get()) {
 			return false;
 		}
-		return this.engine.changeLease(this.lock, leaseTime);
+		return this.engine.locks.changeLease(this.lock, leaseTime);
 	}
 
 	@Override
@@ -83,7 +83,7 @@ final class LockHold implements LockHandle {
 		}
 		else if (this.closed.compareAndSet(false, true)) {
 			ThreadLocks.remove(this);
-			this.engine.exitKeeping(this.lock, keepFor);
+			this.engine.locks.exitKeeping(this.lock, keepFor);
 		}
 	}
 
