@@ -1,6 +1,5 @@
 package dev.lockstep.queue;
 
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -12,12 +11,10 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ThreadLocalRandom;
 
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import tools.jackson.core.JacksonException;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.context.SmartLifecycle;
@@ -33,7 +30,6 @@ import dev.lockstep.SerialTask;
 import dev.lockstep.internal.DaemonThreads;
 import dev.lockstep.internal.DurationRules;
 import dev.lockstep.internal.IsolatedListener;
-import dev.lockstep.internal.LogText;
 import dev.lockstep.internal.NamingRules;
 import dev.lockstep.internal.redis.RedisAddress;
 import dev.lockstep.internal.redis.RedisScripts;
@@ -208,40 +204,9 @@ public class RedisSerialQueue implements SerialQueue, SmartLifecycle {
 
 	private String store(String queue, String group, Object payload, @Nullable String deduplicationId) {
 		QueueKeys keys = keys(queue);
-		Assert.hasText(group, () -> "Group of a task for queue '" + queue + "' must not be blank");
-		refuseLonger("Group", queue, group);
-		if (deduplicationId != null) {
-			refuseLonger("Deduplication id", queue, deduplicationId);
-		}
-		Assert.notNull(payload, () -> "Payload of a task for queue '" + queue + "' must not be null");
-		String json;
-		try {
-			json = this.jsonMapper.writeValueAsString(payload);
-		}
-		catch (JacksonException ex) {
-			throw new IllegalArgumentException("The payload of a task for queue '" + LogText.of(queue) + "' (group '"
-					+ LogText.of(group) + "'), a " + payload.getClass().getName() + ", cannot be written as JSON: "
-					+ ex.getOriginalMessage(), ex);
-		}
-		int bytes = json.getBytes(StandardCharsets.UTF_8).length;
-		if (bytes > this.maxPayloadSize.toBytes()) {
-			throw new IllegalArgumentException("The payload of a task for queue '" + LogText.of(queue) + "' (group '"
-					+ LogText.of(group) + "'), a " + payload.getClass().getName() + ", is " + bytes
-					+ " bytes as JSON, over the largest allowed, " + this.maxPayloadSize.toBytes()
-					+ " bytes (lockstep.queue.max-payload-size); nothing was stored");
-		}
-		return await(this.scripts.submit(keys, newTaskId(), group, json, deduplicationId, settings(queue).deduplicationWindow()),
-				"storing a task for queue '" + queue + "'");
-	}
-
-	/** Names from callers go into Redis keys and every task record: bounded like lock keys. */
-	private static void refuseLonger(String what, String queue, String name) {
-		int bytes = name.getBytes(StandardCharsets.UTF_8).length;
-		if (bytes > MAX_NAME_BYTES) {
-			throw new IllegalArgumentException(what + " '" + LogText.of(name.substring(0, Math.min(name.length(), 64)))
-					+ "...' of a task for queue '" + LogText.of(queue) + "' is " + bytes + " bytes long; at most "
-					+ MAX_NAME_BYTES + " bytes are allowed; nothing was stored");
-		}
+		String json = NewTasks.json(this.jsonMapper, this.maxPayloadSize, queue, group, payload, deduplicationId);
+		return await(this.scripts.submit(keys, NewTasks.newTaskId(), group, json, deduplicationId,
+				settings(queue).deduplicationWindow()), "storing a task for queue '" + queue + "'");
 	}
 
 	@Override
@@ -339,16 +304,6 @@ public class RedisSerialQueue implements SerialQueue, SmartLifecycle {
 	private <T> T await(CompletableFuture<T> reply, String doing) {
 		return new ReplyWait(this.commandTimeout, RedisAddress.of(this.connectionFactory)).await(reply, doing,
 				SerialQueueException::new, (ex) -> new SerialQueueException("Interrupted while " + doing, ex));
-	}
-
-	/** Time-ordered ids: the submit time in base 36, then 12 random base-36 digits. */
-	private static String newTaskId() {
-		ThreadLocalRandom random = ThreadLocalRandom.current();
-		StringBuilder id = new StringBuilder(Long.toString(System.currentTimeMillis(), 36)).append('-');
-		for (int i = 0; i < 12; i++) {
-			id.append(Character.forDigit(random.nextInt(36), 36));
-		}
-		return id.toString();
 	}
 
 	@Override
