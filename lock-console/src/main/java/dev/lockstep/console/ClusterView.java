@@ -67,8 +67,8 @@ final class ClusterView {
 		return new Cluster(now, this.instanceId, instances, locks(all, now), queues(all), jobs(all));
 	}
 
-	private List<HeldLock> locks(List<InstanceRecord> all, long now) {
-		List<HeldLock> held = new ArrayList<>();
+	private List<LockOwnership> locks(List<InstanceRecord> all, long now) {
+		List<LockOwnership> held = new ArrayList<>();
 		RedisLockService service = this.locks;
 		if (service == null) {
 			return held;
@@ -79,7 +79,7 @@ final class ClusterView {
 				// the record is a few seconds old: shown only while Redis still shows that hold
 				if (record.lockInstance().equals(state.holderInstance()) && state.fencingToken() != null
 						&& state.fencingToken() == lock.fencingToken()) {
-					held.add(new HeldLock(lock.key(), record.id(), record.lockInstance(), record.alive(), lock.thread(),
+					held.add(new LockOwnership(lock.key(), record.id(), record.lockInstance(), record.alive(), lock.thread(),
 							lock.fencingToken(), now - lock.heldSinceMillis(),
 							(state.leaseLeft() != null) ? state.leaseLeft().toMillis() : null, state.waiters(),
 							state.waitersInAll()));
@@ -125,7 +125,7 @@ final class ClusterView {
 	}
 
 	/** The console's one read: everything the page shows. */
-	record Cluster(long readAt, String thisInstance, List<Instance> instances, List<HeldLock> locks, List<Queue> queues,
+	record Cluster(long readAt, String thisInstance, List<Instance> instances, List<LockOwnership> locks, List<Queue> queues,
 			List<Job> jobs) {
 	}
 
@@ -135,7 +135,7 @@ final class ClusterView {
 	}
 
 	/** A lock held now, as its holder reported it and Redis confirms it. */
-	record HeldLock(String key, String instance, String holder, boolean holderAlive, String thread, long fencingToken,
+	record LockOwnership(String key, String instance, String holder, boolean holderAlive, String thread, long fencingToken,
 			long heldForMillis, @Nullable Long leaseLeftMillis, List<String> waiters, long waitersInAll) {
 	}
 

@@ -24,7 +24,7 @@ final class ActiveLocks {
 	private static final Logger logger = LoggerFactory.getLogger(ActiveLocks.class);
 
 	/** By owner id. */
-	final Map<String, HeldLock> active = new ConcurrentHashMap<>();
+	final Map<String, LockOwnership> active = new ConcurrentHashMap<>();
 
 	private final LockEngine engine;
 
@@ -40,11 +40,11 @@ final class ActiveLocks {
 	}
 
 	/** Makes an acquisition usable. */
-	LockHandle activate(HeldLock lock, Duration waited) {
+	LockHandle activate(LockOwnership lock, Duration waited) {
 		return activate(lock, waited, true);
 	}
 
-	LockHandle activate(HeldLock lock, Duration waited, boolean onThread) {
+	LockHandle activate(LockOwnership lock, Duration waited, boolean onThread) {
 		this.active.put(lock.owner(), lock);
 		if (lock.renewedByWatchdog()) {
 			this.watchdog.watch(lock);
@@ -61,14 +61,14 @@ final class ActiveLocks {
 		return hold;
 	}
 
-	LockHold hold(HeldLock lock) {
+	LockHold hold(LockOwnership lock) {
 		LockHold hold = new LockHold(this.engine, lock);
 		ThreadLocks.push(hold);
 		return hold;
 	}
 
 	/** The last hold on {@code lock} was closed. */
-	void exit(HeldLock lock) {
+	void exit(LockOwnership lock) {
 		if (!lock.exit()) {
 			return;
 		}
@@ -86,7 +86,7 @@ final class ActiveLocks {
 	 * Redis still had it (it counts as held until the call's send time plus the new lease), false
 	 * when it was gone (reported lost).
 	 */
-	boolean changeLease(HeldLock lock, Duration leaseTime) {
+	boolean changeLease(LockOwnership lock, Duration leaseTime) {
 		if (!lock.isActive()) {
 			return false;
 		}
@@ -97,7 +97,7 @@ final class ActiveLocks {
 		return false;
 	}
 
-	private boolean setLease(HeldLock lock, Duration leaseTime) {
+	private boolean setLease(LockOwnership lock, Duration leaseTime) {
 		long sent = System.nanoTime();
 		long changed = this.engine.replies.await(
 				this.engine.scripts.confirm(lock.keys(), lock.owner(), lock.fencingToken(), LockEngine.millis(leaseTime.toNanos())),
@@ -114,7 +114,7 @@ final class ActiveLocks {
 	 * to that (owner and token checked) and it is forgotten here without a release. If Redis cannot
 	 * be reached, it frees itself when its current lease ends.
 	 */
-	void exitKeeping(HeldLock lock, Duration keepFor) {
+	void exitKeeping(LockOwnership lock, Duration keepFor) {
 		if (!lock.exit()) {
 			return;
 		}
@@ -137,7 +137,7 @@ final class ActiveLocks {
 		this.engine.listener.released(lock.keys().key(), Duration.ofNanos(System.nanoTime() - lock.acquiredAtNanos()));
 	}
 
-	void lost(HeldLock lock, String reason) {
+	void lost(LockOwnership lock, String reason) {
 		if (lock.markLost()) {
 			this.active.remove(lock.owner(), lock);
 			logger.error("Lost lock '{}' (fencing token {}): {}", LogText.of(lock.keys().key()), lock.fencingToken(), reason);
@@ -146,7 +146,7 @@ final class ActiveLocks {
 		}
 	}
 
-	private void renewedLate(HeldLock lock, long leaseLeftNanos) {
+	private void renewedLate(LockOwnership lock, long leaseLeftNanos) {
 		Duration left = Duration.ofNanos(leaseLeftNanos);
 		logger.warn("Lock '{}' was renewed with only {} of its {} lease left: Redis or the network is slow, or this JVM "
 				+ "paused; a little later and it would have been lost", LogText.of(lock.keys().key()), DurationText.of(left),

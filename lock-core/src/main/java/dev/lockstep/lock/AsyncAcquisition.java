@@ -78,7 +78,7 @@ final class AsyncAcquisition {
 	}
 
 	/** Hands the lock to the caller; one who gave up meanwhile never sees it, so it is released. */
-	private void deliver(HeldLock lock) {
+	private void deliver(LockOwnership lock) {
 		LockHandle handle;
 		try {
 			handle = this.engine.locks.activate(lock, waited(), false);
@@ -247,7 +247,7 @@ final class AsyncAcquisition {
 					});
 			}
 			return replicas.thenApply((ignored) -> {
-				HeldLock lock = new HeldLock(AsyncAcquisition.this.keys, this.owner, this.token,
+				LockOwnership lock = new LockOwnership(AsyncAcquisition.this.keys, this.owner, this.token,
 						AsyncAcquisition.this.leaseNanos, AsyncAcquisition.this.watchdog, this.sent, this.confirmedLeaseNanos);
 				// active before the waiter is removed, as in acquireOnce
 				engine.active.put(this.owner, lock);

@@ -38,7 +38,7 @@ final class LeaseWatchdog {
 	/** Where Redis is tried, in words, for messages. */
 	private final String redis;
 
-	private final Set<HeldLock> watched = ConcurrentHashMap.newKeySet();
+	private final Set<LockOwnership> watched = ConcurrentHashMap.newKeySet();
 
 	LeaseWatchdog(LockScripts scripts, LostLocks lostLocks, LateRenewals lateRenewals, Duration commandTimeout,
 			String redis) {
@@ -49,18 +49,18 @@ final class LeaseWatchdog {
 		this.redis = redis;
 	}
 
-	void watch(HeldLock lock) {
+	void watch(LockOwnership lock) {
 		this.watched.add(lock);
 	}
 
-	void unwatch(HeldLock lock) {
+	void unwatch(LockOwnership lock) {
 		this.watched.remove(lock);
 	}
 
 	void tick() {
 		long now = System.nanoTime();
-		Map<Integer, List<HeldLock>> dueBySlot = new HashMap<>();
-		for (HeldLock lock : this.watched) {
+		Map<Integer, List<LockOwnership>> dueBySlot = new HashMap<>();
+		for (LockOwnership lock : this.watched) {
 			if (!lock.isActive()) {
 				this.watched.remove(lock);
 			}
@@ -73,21 +73,21 @@ final class LeaseWatchdog {
 				dueBySlot.computeIfAbsent(slot * 2 + (lock.keys().isPermits() ? 1 : 0), (key) -> new ArrayList<>()).add(lock);
 			}
 		}
-		for (List<HeldLock> due : dueBySlot.values()) {
+		for (List<LockOwnership> due : dueBySlot.values()) {
 			for (int from = 0; from < due.size(); from += MAX_BATCH) {
 				renew(due.subList(from, Math.min(due.size(), from + MAX_BATCH)), now);
 			}
 		}
 	}
 
-	private void renew(List<HeldLock> batch, long sentAtNanos) {
+	private void renew(List<LockOwnership> batch, long sentAtNanos) {
 		// Bounded like every other call: a renewal stuck in the client (its node failed over, its
 		// connection being replaced) would otherwise hold back the next ones for the client's own,
 		// much longer, timeout while the lease runs out.
 		this.scripts.renew(batch).orTimeout(this.commandTimeoutNanos, TimeUnit.NANOSECONDS)
 			.whenComplete((renewed, error) -> {
 				for (int i = 0; i < batch.size(); i++) {
-					HeldLock lock = batch.get(i);
+					LockOwnership lock = batch.get(i);
 					if (error == null && renewed.get(i) == 1L) {
 						// renewals go out with two thirds of the confirmed lease left; one confirmed with under a third came late
 						long leftNanos = lock.confirmedUntilNanos() - System.nanoTime();
@@ -112,14 +112,14 @@ final class LeaseWatchdog {
 	/** Where a renewal confirmed with under a third of the lease left goes. */
 	interface LateRenewals {
 
-		void late(HeldLock lock, long leaseLeftNanos);
+		void late(LockOwnership lock, long leaseLeftNanos);
 
 	}
 
 	/** Where a lock the watchdog found gone goes. */
 	interface LostLocks {
 
-		void lost(HeldLock lock, String reason);
+		void lost(LockOwnership lock, String reason);
 
 	}
 

@@ -58,7 +58,7 @@ final class LockEngine {
 	final ActiveLocks locks;
 
 	/** By owner id: the locks this instance holds. */
-	final Map<String, HeldLock> active;
+	final Map<String, LockOwnership> active;
 
 	final RedisScripts redis;
 
@@ -128,7 +128,7 @@ final class LockEngine {
 					break;
 				}
 			}
-			for (HeldLock lock : List.copyOf(this.active.values())) {
+			for (LockOwnership lock : List.copyOf(this.active.values())) {
 				this.locks.lost(lock, "the lock service stopped while it was still held; its lease is no longer renewed and "
 						+ "ends within " + DurationText.of(Duration.ofNanos(lock.leaseNanos())));
 			}
@@ -144,7 +144,7 @@ final class LockEngine {
 		Assert.hasText(key, "Lock key must not be blank");
 		DurationRules.notNegative("Wait time of lock '" + key + "'", waitTime);
 		Assert.state(this.open, () -> "Lock service is not running; cannot lock '" + key + "'");
-		HeldLock reentered = ThreadLocks.heldBy(this, key);
+		LockOwnership reentered = ThreadLocks.heldBy(this, key);
 		if (reentered != null && reentered.enter()) {
 			return this.locks.hold(reentered);
 		}
@@ -249,7 +249,7 @@ final class LockEngine {
 			if (this.replicaAcknowledgements > 0) {
 				awaitReplicas(keys, waitTime);
 			}
-			HeldLock lock = new HeldLock(keys, owner, token, leaseNanos, watchdog, sent, confirmedLeaseNanos);
+			LockOwnership lock = new LockOwnership(keys, owner, token, leaseNanos, watchdog, sent, confirmedLeaseNanos);
 			// active before the waiter is removed: a late or duplicated wake-up for this queueing must
 			// find the owner holding, not take the grant for one made to nobody and release it
 			this.active.put(owner, lock);
@@ -298,7 +298,7 @@ final class LockEngine {
 	}
 
 	/** What one queueing gave: the lock, nothing, or nothing yet (queue again while the wait lasts). */
-	record Acquisition(@Nullable HeldLock lock, boolean again) {
+	record Acquisition(@Nullable LockOwnership lock, boolean again) {
 
 		static final Acquisition NONE = new Acquisition(null, false);
 

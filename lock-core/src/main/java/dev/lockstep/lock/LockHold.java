@@ -6,18 +6,18 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import dev.lockstep.LockHandle;
 import dev.lockstep.internal.DurationRules;
 
-/** One acquisition by a caller: a reentrant hold on a {@link HeldLock}. */
+/** One acquisition by a caller: a reentrant hold on a {@link LockOwnership}. */
 final class LockHold implements LockHandle {
 
 	private final LockEngine engine;
 
-	private final HeldLock lock;
+	private final LockOwnership lock;
 
 	private final Thread thread;
 
 	private final AtomicBoolean closed = new AtomicBoolean();
 
-	LockHold(LockEngine engine, HeldLock lock) {
+	LockHold(LockEngine engine, LockOwnership lock) {
 		this.engine = engine;
 		this.lock = lock;
 		this.thread = Thread.currentThread();
@@ -27,7 +27,7 @@ final class LockHold implements LockHandle {
 		return this.engine;
 	}
 
-	HeldLock lock() {
+	LockOwnership lock() {
 		return this.lock;
 	}
 

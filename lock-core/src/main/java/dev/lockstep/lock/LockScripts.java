@@ -160,15 +160,15 @@ final class LockScripts {
 	 * For each lock (all in one slot, all locks or all permits), 1 if its lease was extended, 0 if
 	 * it is no longer owned.
 	 */
-	CompletableFuture<List<Long>> renew(List<HeldLock> locks) {
+	CompletableFuture<List<Long>> renew(List<LockOwnership> locks) {
 		boolean permits = locks.get(0).keys().isPermits();
 		List<String> keys = new ArrayList<>(locks.size() * 2);
 		List<String> args = new ArrayList<>(locks.size() * 2);
-		for (HeldLock lock : locks) {
+		for (LockOwnership lock : locks) {
 			keys.add(lock.keys().lock());
 			args.add(value(lock.owner(), lock.fencingToken()));
 		}
-		for (HeldLock lock : locks) {
+		for (LockOwnership lock : locks) {
 			if (permits) {
 				keys.add(lock.keys().counter());
 			}

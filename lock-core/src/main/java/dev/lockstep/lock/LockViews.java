@@ -20,7 +20,7 @@ final class LockViews {
 
 	private final String keyPrefix;
 
-	private final Collection<HeldLock> active;
+	private final Collection<LockOwnership> active;
 
 	private final LockWaiters waiters;
 
@@ -28,7 +28,7 @@ final class LockViews {
 
 	private final RedisReplies replies;
 
-	LockViews(String keyPrefix, Collection<HeldLock> active, LockWaiters waiters, LockScripts scripts, RedisReplies replies) {
+	LockViews(String keyPrefix, Collection<LockOwnership> active, LockWaiters waiters, LockScripts scripts, RedisReplies replies) {
 		this.keyPrefix = keyPrefix;
 		this.active = active;
 		this.waiters = waiters;
@@ -41,7 +41,7 @@ final class LockViews {
 		long now = System.nanoTime();
 		Instant wallNow = Instant.now();
 		return this.active.stream()
-			.filter(HeldLock::isActive)
+			.filter(LockOwnership::isActive)
 			.map((lock) -> new LockSnapshot.Held(lock.keys().key(), lock.fencingToken(), lock.thread(),
 					wallNow.minusNanos(now - lock.acquiredAtNanos()),
 					Duration.ofNanos(Math.max(0, lock.confirmedUntilNanos() - now)), lock.renewals(), lock.renewedByWatchdog(),

@@ -40,7 +40,7 @@ final class PendingReleases {
 	}
 
 	/** Sends the release of {@code lock}; {@code wasHeld} says whether its holder still thought it held. */
-	void send(HeldLock lock, boolean wasHeld) {
+	void send(LockOwnership lock, boolean wasHeld) {
 		String key = lock.keys().key();
 		this.sent.enter();
 		CompletableFuture<Void> answered = new CompletableFuture<>();

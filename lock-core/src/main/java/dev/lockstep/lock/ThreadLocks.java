@@ -81,7 +81,7 @@ public final class ThreadLocks {
 	}
 
 	/** The current thread's live hold on lock {@code key} through {@code engine}, if any (permits are not reentered). */
-	static @Nullable HeldLock heldBy(LockEngine engine, String key) {
+	static @Nullable LockOwnership heldBy(LockEngine engine, String key) {
 		ArrayDeque<LockHandle> holds = HOLDS.get();
 		if (holds != null) {
 			for (LockHandle handle : holds) {

@@ -9,7 +9,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * Redis has confirmed it (a lower bound on its expiry by this JVM's monotonic clock) and when the
  * watchdog should renew it next.
  */
-final class HeldLock {
+final class LockOwnership {
 
 	enum State {
 		HELD, RELEASED, LOST
@@ -45,7 +45,7 @@ final class HeldLock {
 
 	private volatile long renewAtNanos;
 
-	HeldLock(LockKeys keys, String owner, long fencingToken, long leaseNanos, boolean renewedByWatchdog,
+	LockOwnership(LockKeys keys, String owner, long fencingToken, long leaseNanos, boolean renewedByWatchdog,
 			long confirmedFromNanos, long confirmedLeaseNanos) {
 		this.keys = keys;
 		this.owner = owner;
