@@ -43,7 +43,7 @@ final class FiringScheduler implements TaskScheduler {
 
 	@Override
 	public ScheduledFuture<?> schedule(Runnable task, Instant startTime) {
-		return this.delegate.schedule(new FiringTask(task, () -> new Firing(startTime, false)), startTime);
+		return this.delegate.schedule(new FiringTask(task, () -> new TriggerFiring(startTime, false)), startTime);
 	}
 
 	@Override
@@ -67,7 +67,7 @@ final class FiringScheduler implements TaskScheduler {
 	}
 
 	private FiringTask repeating(Runnable task) {
-		return new FiringTask(task, () -> new Firing(this.delegate.getClock().instant(), false));
+		return new FiringTask(task, () -> new TriggerFiring(this.delegate.getClock().instant(), false));
 	}
 
 	/**
@@ -101,12 +101,12 @@ final class FiringScheduler implements TaskScheduler {
 			return next;
 		}
 
-		@Nullable Firing firing(boolean cron) {
+		@Nullable TriggerFiring firing(boolean cron) {
 			Instant scheduled;
 			synchronized (this.computed) {
 				scheduled = this.computed.pollFirst();
 			}
-			return (scheduled != null) ? new Firing(scheduled, cron) : null;
+			return (scheduled != null) ? new TriggerFiring(scheduled, cron) : null;
 		}
 
 	}
@@ -116,16 +116,16 @@ final class FiringScheduler implements TaskScheduler {
 
 		private final Runnable task;
 
-		private final Supplier<@Nullable Firing> firing;
+		private final Supplier<@Nullable TriggerFiring> firing;
 
-		FiringTask(Runnable task, Supplier<@Nullable Firing> firing) {
+		FiringTask(Runnable task, Supplier<@Nullable TriggerFiring> firing) {
 			this.task = task;
 			this.firing = firing;
 		}
 
 		@Override
 		public void run() {
-			Firing.run(this.firing.get(), this.task);
+			TriggerFiring.run(this.firing.get(), this.task);
 		}
 
 		@Override

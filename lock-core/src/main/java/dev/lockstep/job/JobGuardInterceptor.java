@@ -49,13 +49,13 @@ final class JobGuardInterceptor implements MethodInterceptor {
 			// firing: the guard goes around each subscription, and is held until the publisher completes
 			Object publisher = invocation.proceed();
 			return ReactiveJobs.guarded(returnType, () -> {
-				Firing firing = Firing.current();
+				TriggerFiring firing = TriggerFiring.current();
 				Instant slot = (firing != null && firing.cron()) ? firing.scheduledTime() : null;
 				this.guard.getObject().execute(job, slot, () -> ReactiveJobs.completed(publisher),
 						() -> ReactiveJobs.completed(publisher));
 			});
 		}
-		Firing firing = Firing.current();
+		TriggerFiring firing = TriggerFiring.current();
 		MethodInvocation later = (invocation instanceof ProxyMethodInvocation proxied) ? proxied.invocableClone() : null;
 		Instant cronSlot = (firing != null && firing.cron()) ? firing.scheduledTime() : null;
 		return this.guard.getObject().execute(job, cronSlot, invocation::proceed, (later != null) ? later::proceed : null);

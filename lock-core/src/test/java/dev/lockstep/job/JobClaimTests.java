@@ -441,7 +441,7 @@ class JobClaimTests {
 				List<Instant> slots = new CopyOnWriteArrayList<>();
 				ScheduledFuture<?> task = scheduler.schedule(() -> {
 					Instant now = Instant.now();
-					Instant slot = Firing.current().scheduledTime();
+					Instant slot = TriggerFiring.current().scheduledTime();
 					slots.add(slot);
 					if (slot.isAfter(now) || now.toEpochMilli() - slot.toEpochMilli() > 900) {
 						wrong.add(slot + " read at " + now);

@@ -10,16 +10,16 @@ import org.jspecify.annotations.Nullable;
  * @param cron whether a cron trigger computed that time, which makes it the same on every
  * instance (a cron slot); fixed-rate and fixed-delay times depend on each instance's start
  */
-record Firing(Instant scheduledTime, boolean cron) {
+record TriggerFiring(Instant scheduledTime, boolean cron) {
 
-	private static final ThreadLocal<Firing> CURRENT = new ThreadLocal<>();
+	private static final ThreadLocal<TriggerFiring> CURRENT = new ThreadLocal<>();
 
-	static @Nullable Firing current() {
+	static @Nullable TriggerFiring current() {
 		return CURRENT.get();
 	}
 
-	static void run(@Nullable Firing firing, Runnable task) {
-		Firing outer = CURRENT.get();
+	static void run(@Nullable TriggerFiring firing, Runnable task) {
+		TriggerFiring outer = CURRENT.get();
 		CURRENT.set(firing);
 		try {
 			task.run();
