@@ -6,7 +6,7 @@ import org.springframework.scheduling.annotation.SchedulingConfigurer;
 import org.springframework.scheduling.config.ScheduledTaskRegistrar;
 
 /**
- * Runs last among the {@link SchedulingConfigurer}s and puts a {@link FiringScheduler} in front of
+ * Runs last among the {@link SchedulingConfigurer}s and puts a {@link FiringTrackingScheduler} in front of
  * whatever scheduler the registrar ended up with, so that guarded jobs know which firing they
  * run, whether they come from {@code @Scheduled} or from another configurer.
  */
@@ -15,8 +15,8 @@ public final class ScheduledFirings implements SchedulingConfigurer, Ordered {
 	@Override
 	public void configureTasks(ScheduledTaskRegistrar registrar) {
 		TaskScheduler scheduler = registrar.getScheduler();
-		if (scheduler != null && !(scheduler instanceof FiringScheduler)) {
-			registrar.setTaskScheduler(new FiringScheduler(scheduler));
+		if (scheduler != null && !(scheduler instanceof FiringTrackingScheduler)) {
+			registrar.setTaskScheduler(new FiringTrackingScheduler(scheduler));
 		}
 	}
 

@@ -436,7 +436,7 @@ class JobClaimTests {
 		async.start();
 		try {
 			for (TaskScheduler delegate : List.of(pool, async)) {
-				FiringScheduler scheduler = new FiringScheduler(delegate);
+				FiringTrackingScheduler scheduler = new FiringTrackingScheduler(delegate);
 				List<String> wrong = new CopyOnWriteArrayList<>();
 				List<Instant> slots = new CopyOnWriteArrayList<>();
 				ScheduledFuture<?> task = scheduler.schedule(() -> {

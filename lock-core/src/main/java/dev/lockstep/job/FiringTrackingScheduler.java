@@ -21,11 +21,11 @@ import org.springframework.scheduling.support.CronTrigger;
  * is: for a trigger, the time the trigger computed for this firing. The task keeps its qualifier,
  * so {@code @Scheduled(scheduler = ...)} routing still works.
  */
-final class FiringScheduler implements TaskScheduler {
+final class FiringTrackingScheduler implements TaskScheduler {
 
 	private final TaskScheduler delegate;
 
-	FiringScheduler(TaskScheduler delegate) {
+	FiringTrackingScheduler(TaskScheduler delegate) {
 		this.delegate = delegate;
 	}
 
