@@ -12,10 +12,10 @@ import org.springframework.scheduling.config.ScheduledTaskRegistrar;
 import org.springframework.scheduling.support.CronTrigger;
 import org.springframework.scheduling.support.SimpleTriggerContext;
 
-import dev.lockstep.job.ScheduledFirings;
+import dev.lockstep.job.FiringTrackingConfigurer;
 
 /**
- * Cron firings without the waiting. The application's {@link ScheduledFirings} wraps this
+ * Cron firings without the waiting. The application's {@link FiringTrackingConfigurer} wraps this
  * scheduler the way it wraps the real one under {@code @EnableScheduling}; the task and trigger
  * this scheduler is then given are kept, and each {@link #fire()} does what the real scheduler
  * does at a firing: asks the trigger for the next time and runs the task, on the calling thread
@@ -34,14 +34,14 @@ final class CronFirings implements TaskScheduler {
 	private @Nullable Trigger trigger;
 
 	/** Schedules {@code task} on a cron trigger through {@code firings}; the firings come from {@link #fire()}. */
-	static CronFirings of(ScheduledFirings firings, Runnable task) {
+	static CronFirings of(FiringTrackingConfigurer firings, Runnable task) {
 		CronFirings scheduler = new CronFirings();
 		ScheduledTaskRegistrar registrar = new ScheduledTaskRegistrar();
 		registrar.setTaskScheduler(scheduler);
 		firings.configureTasks(registrar);
 		TaskScheduler wrapped = registrar.getScheduler();
 		if (wrapped == null || wrapped == scheduler) {
-			throw new IllegalStateException("ScheduledFirings did not wrap the scheduler");
+			throw new IllegalStateException("FiringTrackingConfigurer did not wrap the scheduler");
 		}
 		wrapped.schedule(task, new CronTrigger(EVERY_SECOND));
 		if (scheduler.task == null) {

@@ -13,7 +13,7 @@ import dev.lockstep.JobGuardRegistry;
 import dev.lockstep.JobRun;
 import dev.lockstep.autoconfigure.LockstepAutoConfiguration;
 import dev.lockstep.autoconfigure.job.JobGuardAutoConfiguration;
-import dev.lockstep.job.ScheduledFirings;
+import dev.lockstep.job.FiringTrackingConfigurer;
 
 /**
  * Lockstep's job guard as an application gets it: a Spring Boot context with Lockstep's
@@ -42,7 +42,7 @@ final class LockstepJobGuardClient implements GuardedJobClient {
 			.run();
 		this.job = this.context.getBean(GuardedEmptyJob.class);
 		this.cron = cron;
-		this.firing = cron ? CronFirings.of(this.context.getBean(ScheduledFirings.class), this.job::run)::fire
+		this.firing = cron ? CronFirings.of(this.context.getBean(FiringTrackingConfigurer.class), this.job::run)::fire
 				: this.job::run;
 	}
 

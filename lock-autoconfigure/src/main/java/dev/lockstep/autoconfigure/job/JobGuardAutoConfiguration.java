@@ -30,7 +30,7 @@ import dev.lockstep.internal.NamingRules;
 import dev.lockstep.job.GuardedJobs;
 import dev.lockstep.job.JobGuardAdvisor;
 import dev.lockstep.job.RedisJobGuard;
-import dev.lockstep.job.ScheduledFirings;
+import dev.lockstep.job.FiringTrackingConfigurer;
 
 /**
  * The job guard behind {@code @JobGuard}: one run per firing of a scheduled job across all
@@ -112,8 +112,8 @@ public final class JobGuardAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	ScheduledFirings lockstepScheduledFirings() {
-		return new ScheduledFirings();
+	FiringTrackingConfigurer lockstepScheduledFirings() {
+		return new FiringTrackingConfigurer();
 	}
 
 	/** Warns, naming them, about guarded jobs that never fire because scheduling is not enabled. */

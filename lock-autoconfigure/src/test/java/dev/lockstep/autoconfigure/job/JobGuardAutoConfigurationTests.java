@@ -20,7 +20,7 @@ import dev.lockstep.JobSkip;
 import dev.lockstep.autoconfigure.LockstepAutoConfiguration;
 import dev.lockstep.job.JobGuardAdvisor;
 import dev.lockstep.job.RedisJobGuard;
-import dev.lockstep.job.ScheduledFirings;
+import dev.lockstep.job.FiringTrackingConfigurer;
 import dev.lockstep.testing.TestRedis;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -38,7 +38,7 @@ class JobGuardAutoConfigurationTests {
 	void wiresTheGuardTheAdvisorAndTheFiringRecorder() {
 		this.runner.withUserConfiguration(Nightly.class).withPropertyValues("lockstep.job-guard.instance-id=node-1").run((context) -> {
 			assertThat(context).hasSingleBean(RedisJobGuard.class).hasSingleBean(JobGuardAdvisor.class)
-				.hasSingleBean(ScheduledFirings.class).hasSingleBean(dev.lockstep.job.GuardedJobs.class);
+				.hasSingleBean(FiringTrackingConfigurer.class).hasSingleBean(dev.lockstep.job.GuardedJobs.class);
 			JobGuardRegistry registry = context.getBean(JobGuardRegistry.class);
 			assertThat(registry.instanceId()).isEqualTo("node-1");
 			assertThat(registry.jobs()).as("the jobs the advisor found, as the guard lists them")

@@ -10,7 +10,7 @@ import org.springframework.scheduling.config.ScheduledTaskRegistrar;
  * whatever scheduler the registrar ended up with, so that guarded jobs know which firing they
  * run, whether they come from {@code @Scheduled} or from another configurer.
  */
-public final class ScheduledFirings implements SchedulingConfigurer, Ordered {
+public final class FiringTrackingConfigurer implements SchedulingConfigurer, Ordered {
 
 	@Override
 	public void configureTasks(ScheduledTaskRegistrar registrar) {
