@@ -330,7 +330,7 @@ final class JobRunner {
 		ScheduledFuture<?> renewal = null;
 		Throwable failure = null;
 		long startedNanos = System.nanoTime();
-		JobFiring outer = RunningFirings.enter(new JobFiring(job.name(),
+		JobFiring outer = GuardedRuns.enter(new JobFiring(job.name(),
 				(slot != null) ? Instant.ofEpochMilli(slot) : null, this.instanceId, attempt, claim.token()));
 		try {
 			renewal = this.guards.begin(run);
@@ -342,7 +342,7 @@ final class JobRunner {
 		}
 		finally {
 			long tookNanos = System.nanoTime() - startedNanos;
-			RunningFirings.exit(outer);
+			GuardedRuns.exit(outer);
 			if (renewal != null) {
 				renewal.cancel(false);
 			}

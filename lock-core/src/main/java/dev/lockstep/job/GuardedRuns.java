@@ -7,11 +7,11 @@ import dev.lockstep.JobFiring;
 /**
  * Internal; public only for {@link JobFiring#current()}. The guarded run each thread is in.
  */
-public final class RunningFirings {
+public final class GuardedRuns {
 
 	private static final ThreadLocal<JobFiring> CURRENT = new ThreadLocal<>();
 
-	private RunningFirings() {
+	private GuardedRuns() {
 	}
 
 	/** The guarded run the current thread is in, or null. */
