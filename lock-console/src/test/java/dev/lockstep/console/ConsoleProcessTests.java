@@ -208,6 +208,9 @@ class ConsoleProcessTests {
 		this.browser.evaluate("window.confirm = function () { return true; }; " + row
 				+ ".querySelector('button[data-action=\"release\"]').click()");
 		this.browser.await("!" + row, WAIT);
+		// the only lock gone, its table says so rather than show nothing
+		this.browser.await("!!document.querySelector('#locks tr.none') && "
+				+ "document.querySelector('#locks tr.none').innerText.trim() === 'none'", WAIT);
 		assertThat(this.redis.hasKey(lock)).isFalse();
 		assertThat(this.apps.get(0).output()).contains("operator asked to release lock 'nightly-report' held by " + holder);
 	}

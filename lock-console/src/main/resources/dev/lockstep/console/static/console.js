@@ -54,6 +54,11 @@
 
   function fill(id, rows) {
     var body = document.querySelector('#' + id + ' tbody');
+    if (rows.length === 0) {
+      // an empty table says so, rather than look like a page that has not loaded
+      var columns = document.querySelectorAll('#' + id + ' thead th').length || 1;
+      rows = [el('tr', { class: 'none' }, [el('td', { colspan: columns, class: 'muted', text: 'none' })])];
+    }
     body.replaceChildren.apply(body, rows);
   }
 
