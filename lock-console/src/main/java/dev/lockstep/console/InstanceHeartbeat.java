@@ -102,7 +102,7 @@ final class InstanceHeartbeat implements SmartLifecycle {
 		return this.timer != null;
 	}
 
-	/** Before the lock service and queue stop (their phase is {@code DEFAULT_PHASE}), after they start. */
+	/** After the lock service and the queues start (phases 1000 to 2000, see {@code LifecyclePhases}), before they stop. */
 	@Override
 	public int getPhase() {
 		return SmartLifecycle.DEFAULT_PHASE - 1;

@@ -26,6 +26,7 @@ import dev.lockstep.LockListener;
 import dev.lockstep.internal.DurationRules;
 import dev.lockstep.internal.DurationText;
 import dev.lockstep.internal.IsolatedListener;
+import dev.lockstep.internal.LifecyclePhases;
 import dev.lockstep.internal.NamingRules;
 import dev.lockstep.internal.redis.RedisAddress;
 import dev.lockstep.internal.redis.RedisScripts;
@@ -221,7 +222,7 @@ public final class RedisJobGuard implements JobGuardExecutor, JobGuardRegistry, 
 	/** After the schedulers (so their jobs are done) and before the lock service and Redis connections. */
 	@Override
 	public int getPhase() {
-		return 2000;
+		return LifecyclePhases.JOB_GUARD;
 	}
 
 	/** Runs one firing of {@code job} if this instance wins it, through Redis; see {@link JobRunner#run}. */

@@ -24,6 +24,7 @@ import dev.lockstep.LockUnavailableException;
 import dev.lockstep.internal.DurationRules;
 import dev.lockstep.internal.DurationText;
 import dev.lockstep.internal.IsolatedListener;
+import dev.lockstep.internal.LifecyclePhases;
 import dev.lockstep.internal.NamingRules;
 import dev.lockstep.internal.NotAcquired;
 
@@ -227,7 +228,7 @@ public final class RedisLockService implements LockService, InitializingBean, Sm
 	/** Stops after the schedulers (so guarded jobs can release) and before the connection factory. */
 	@Override
 	public int getPhase() {
-		return 1000;
+		return LifecyclePhases.LOCK_SERVICE;
 	}
 
 	@Override

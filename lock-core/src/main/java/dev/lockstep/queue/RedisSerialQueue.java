@@ -30,6 +30,7 @@ import dev.lockstep.SerialTask;
 import dev.lockstep.internal.DaemonThreads;
 import dev.lockstep.internal.DurationRules;
 import dev.lockstep.internal.IsolatedListener;
+import dev.lockstep.internal.LifecyclePhases;
 import dev.lockstep.internal.NamingRules;
 import dev.lockstep.internal.redis.RedisAddress;
 import dev.lockstep.internal.redis.RedisScripts;
@@ -354,10 +355,10 @@ public class RedisSerialQueue implements SerialQueue, SmartLifecycle {
 		return this.running;
 	}
 
-	/** Stops before the lock service (phase 1000), which tasks may use, and after the web server. */
+	/** Stops before the lock service ({@link LifecyclePhases#LOCK_SERVICE}), which tasks may use, and after the web server. */
 	@Override
 	public int getPhase() {
-		return 1100;
+		return LifecyclePhases.SERIAL_QUEUE;
 	}
 
 

@@ -10,6 +10,7 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.context.SmartLifecycle;
 
 import dev.lockstep.QueueStats;
+import dev.lockstep.internal.LifecyclePhases;
 import dev.lockstep.queue.RedisSerialQueue;
 
 /**
@@ -73,10 +74,10 @@ final class QueueGauges implements SmartLifecycle {
 		return this.running;
 	}
 
-	/** After the queue (phase 1100) has registered its listeners. */
+	/** After the queue ({@link LifecyclePhases#SERIAL_QUEUE}) has registered its listeners. */
 	@Override
 	public int getPhase() {
-		return 1200;
+		return LifecyclePhases.QUEUE_GAUGES;
 	}
 
 	@FunctionalInterface
