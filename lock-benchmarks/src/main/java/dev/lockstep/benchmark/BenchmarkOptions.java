@@ -31,9 +31,10 @@ record BenchmarkOptions(List<String> arguments, BenchmarkSettings settings, Set<
 			  --trials N              timed hand-offs per library in D over all rounds (default 500)
 			  --group-jobs N          measured jobs per library and round in E (default 3)
 			  --scenarios A,C16,...   scenarios to run: A, B, C16, D, E, F, F-CRON, G, H-HELD, H-WAITERS, H-KEYS,
-			                          I-RATE (default all)
+			                          I-RATE, I-PERMIT (default all)
 			  --libraries a,b         libraries besides lockstep: raw, redisson, redisson-fair, registry-pubsub,
-			                          registry-spin, shedlock, redisson-rate, bucket4j
+			                          registry-spin, shedlock, redisson-rate, bucket4j,
+			                          redisson-permits
 			  --output FILE           also write the report to FILE
 			""";
 

@@ -40,7 +40,10 @@ enum Library {
 	REDISSON_RATE_LIMITER("redisson-rate", "Redisson RRateLimiter", null),
 
 	/** Bucket4j's Lettuce proxy manager (compare-and-swap); only in scenario I-RATE. */
-	BUCKET4J("bucket4j", "Bucket4j Lettuce", null);
+	BUCKET4J("bucket4j", "Bucket4j Lettuce", null),
+
+	/** Redisson's permits with a lease each (no watchdog); only in scenario I-PERMIT. */
+	REDISSON_PERMITS("redisson-permits", "Redisson RPermitExpirableSemaphore", null);
 
 	private final String id;
 

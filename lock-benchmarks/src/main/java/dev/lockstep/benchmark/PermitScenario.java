@@ -1,0 +1,190 @@
+package dev.lockstep.benchmark;
+
+import java.lang.management.ManagementFactory;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.LockSupport;
+
+import com.sun.management.OperatingSystemMXBean;
+
+/**
+ * I-PERMIT: permits under contention. Four clients (four instances in miniature) with four
+ * threads each take one of a key's four permits, hold it about a millisecond and release it, back
+ * to back for the measured window: acquisitions per second, what each costs Redis and this JVM,
+ * and the most holders seen inside at once by a counter each holder raises after it has its
+ * permit and lowers before it releases it (never above four, or the permits let one too many
+ * in). Two seconds after the clients close, the keys left in Redis are counted.
+ */
+final class PermitScenario implements Scenario {
+
+	static final int PERMITS = 4;
+
+	static final int CLIENTS = 4;
+
+	static final int THREADS = 16;
+
+	static final Duration HOLD = Duration.ofMillis(1);
+
+	/** How long after the clients close the keys left are counted. */
+	static final Duration KEYS_SETTLE = Duration.ofSeconds(2);
+
+	private static final OperatingSystemMXBean CPU = (OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
+
+	static final Metric ACQUISITIONS = Metric.rate("acquisitions/s");
+
+	static final Metric COMMANDS = Metric.cost("Redis commands/acquisition");
+
+	static final Metric REDIS_CPU = Metric.cost("Redis CPU µs/acquisition");
+
+	static final Metric JVM_CPU = Metric.cost("JVM CPU µs/acquisition");
+
+	/** The most of any round: one round above {@link #PERMITS} is a broken semaphore. */
+	static final Metric MOST_INSIDE = most("most holders at once (at most " + PERMITS + ")");
+
+	static final Metric KEYS_LEFT = Metric.count("Redis keys left");
+
+	@Override
+	public String id() {
+		return "I-PERMIT";
+	}
+
+	@Override
+	public String description() {
+		return THREADS + " threads over " + CLIENTS + " clients on one key's " + PERMITS + " permits, each held ~"
+				+ HOLD.toMillis() + " ms; then the keys left 2 s after the clients close";
+	}
+
+	@Override
+	public List<Library> libraries() {
+		return List.of(Library.LOCKSTEP, Library.REDISSON_PERMITS);
+	}
+
+	@Override
+	public List<Metric> metrics() {
+		return List.of(ACQUISITIONS, COMMANDS, REDIS_CPU, JVM_CPU, MOST_INSIDE, Metric.overlaps(), KEYS_LEFT);
+	}
+
+	@Override
+	public RunResult run(Library library, RunContext context) throws Exception {
+		BenchmarkRedis redis = context.redis();
+		long keysBefore = redis.keyCount();
+		List<PermitClient> clients = new ArrayList<>();
+		RunResult result = new RunResult();
+		try {
+			for (int i = 0; i < CLIENTS; i++) {
+				clients.add(connect(library, redis));
+			}
+			Holds warmUp = holdFor(clients, context.key("i-permit-warm-up"), context.settings().warmup().toNanos());
+			CommandCounts commandsBefore = redis.commandsExecuted();
+			long redisCpuBefore = redis.cpuMicros();
+			long cpuBefore = CPU.getProcessCpuTime();
+			Holds holds = holdFor(clients, context.key("i-permit-hot"), context.settings().measure().toNanos());
+			long cpuMicros = (CPU.getProcessCpuTime() - cpuBefore) / 1000;
+			long redisCpuMicros = redis.cpuMicros() - redisCpuBefore;
+			CommandCounts commands = redis.commandsExecuted().since(commandsBefore);
+			result.with(ACQUISITIONS.name(), holds.acquisitions() * 1e9 / holds.nanos())
+				.with(COMMANDS.name(), (double) commands.total() / holds.acquisitions())
+				.with(REDIS_CPU.name(), (double) redisCpuMicros / holds.acquisitions())
+				.with(JVM_CPU.name(), (double) cpuMicros / holds.acquisitions())
+				.with(MOST_INSIDE.name(), Math.max(warmUp.mostInside(), holds.mostInside()))
+				.withOverlaps(warmUp.overlaps() + holds.overlaps())
+				.withNote(String.format(Locale.ROOT, "%d acquisitions in %.2f s, at most %d inside; per acquisition: %s",
+						holds.acquisitions(), holds.nanos() / 1e9, holds.mostInside(), commands.per(holds.acquisitions())));
+		}
+		finally {
+			clients.forEach(PermitClient::close);
+		}
+		// every permit was released before its client closed; a library that cleans up has let its keys
+		// expire by then (Lockstep keeps a key's token counter a second past its last holder)
+		TimeUnit.MILLISECONDS.sleep(KEYS_SETTLE.toMillis());
+		return result.with(KEYS_LEFT.name(), redis.keyCount() - keysBefore);
+	}
+
+	/** The highest figure of all rounds rather than their median, written as a whole number. */
+	private static Metric most(String name) {
+		return new Metric(name, Metric.Better.NEITHER,
+				(runs) -> runs.stream().map((run) -> run.value(name)).filter(Objects::nonNull).max(Double::compare).orElse(null),
+				(value) -> String.format(Locale.ROOT, "%.0f", value));
+	}
+
+	private static PermitClient connect(Library library, BenchmarkRedis redis) {
+		return switch (library) {
+			case LOCKSTEP -> new LockstepPermitClient(redis);
+			case REDISSON_PERMITS -> new RedissonPermitClient(redis);
+			default -> throw new IllegalArgumentException(library.title() + " has no permits here");
+		};
+	}
+
+	/**
+	 * {@link #THREADS} threads, thread {@code t} on client {@code t % CLIENTS}, take a permit of
+	 * {@code key}, hold it {@link #HOLD} and release it until {@code nanos} have passed.
+	 */
+	private static Holds holdFor(List<PermitClient> clients, String key, long nanos) throws InterruptedException {
+		LongAdder acquisitions = new LongAdder();
+		LongAdder overlaps = new LongAdder();
+		AtomicInteger inside = new AtomicInteger();
+		AtomicInteger mostInside = new AtomicInteger();
+		AtomicReference<Throwable> failure = new AtomicReference<>();
+		Thread[] threads = new Thread[THREADS];
+		long start = System.nanoTime();
+		for (int t = 0; t < THREADS; t++) {
+			PermitClient client = clients.get(t % clients.size());
+			threads[t] = new Thread(() -> {
+				try {
+					while (System.nanoTime() - start < nanos && failure.get() == null) {
+						PermitClient.Permit permit = client.acquire(key);
+						int now = inside.incrementAndGet();
+						mostInside.accumulateAndGet(now, Math::max);
+						if (now > PERMITS) {
+							overlaps.increment();
+						}
+						hold();
+						inside.decrementAndGet();
+						permit.release();
+						acquisitions.increment();
+					}
+				}
+				catch (Throwable ex) {
+					failure.compareAndSet(null, ex);
+				}
+			}, "bench-i-permit-" + t);
+			threads[t].start();
+		}
+		for (Thread thread : threads) {
+			thread.join(TimeUnit.MINUTES.toMillis(5));
+			if (thread.isAlive()) {
+				throw new IllegalStateException(thread.getName() + " still holds or waits for a permit minutes after the end");
+			}
+		}
+		long elapsed = System.nanoTime() - start;
+		if (failure.get() != null) {
+			throw new IllegalStateException("a permit's acquisition or release failed", failure.get());
+		}
+		return new Holds(acquisitions.sum(), mostInside.get(), overlaps.sum(), elapsed);
+	}
+
+	/** Parks for {@link #HOLD}, parking again after a spurious wake-up. */
+	private static void hold() {
+		long end = System.nanoTime() + HOLD.toNanos();
+		for (long left = HOLD.toNanos(); left > 0; left = end - System.nanoTime()) {
+			LockSupport.parkNanos(left);
+		}
+	}
+
+	/**
+	 * @param acquisitions permits taken and released
+	 * @param mostInside the most holders inside at once
+	 * @param overlaps entries that found {@link #PERMITS} holders already inside
+	 * @param nanos from the first acquisition to the last thread's end
+	 */
+	private record Holds(long acquisitions, int mostInside, long overlaps, long nanos) {
+	}
+
+}
