@@ -1,7 +1,9 @@
 package dev.lockstep.testing;
 
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -18,10 +20,8 @@ import org.jspecify.annotations.Nullable;
  */
 public final class EventLog implements AutoCloseable {
 
-	/** Appends ARGV[1], prefixed with the server's TIME in microseconds, to KEYS[1]; returns that time. */
-	private static final String APPEND = "local t = redis.call('TIME') "
-			+ "local micros = t[1] .. string.rep('0', 6 - string.len(t[2])) .. t[2] "
-			+ "redis.call('RPUSH', KEYS[1], micros .. ' ' .. ARGV[1]) return micros";
+	/** event-append.lua, read once: appends an event stamped with the server's clock. */
+	private static final String APPEND = script("event-append.lua");
 
 	private final String host;
 
@@ -140,6 +140,18 @@ public final class EventLog implements AutoCloseable {
 			return this.micros + " " + String.join(" ", this.fields);
 		}
 
+	}
+
+	private static String script(String name) {
+		try (InputStream in = EventLog.class.getResourceAsStream(name)) {
+			if (in == null) {
+				throw new IllegalStateException("Lua script " + name + " is missing next to " + EventLog.class.getName());
+			}
+			return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException("Cannot read Lua script " + name, ex);
+		}
 	}
 
 }
