@@ -18,11 +18,11 @@ import dev.lockstep.LockHandle;
 import dev.lockstep.LockListener;
 import dev.lockstep.LockLostEvent;
 import dev.lockstep.LockNotAcquiredException;
+import dev.lockstep.LockUnavailableException;
 import dev.lockstep.testing.RedisCluster;
 import dev.lockstep.testing.RedisServer;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -87,7 +87,9 @@ class ClusterFailoverTests {
 		for (int i = 0; i < 3; i++) {
 			String key = keys.get(i);
 			assertThat(held.get(i).isHeld()).as(key).isTrue();
-			assertThatThrownBy(() -> rival.acquire(key, Duration.ZERO)).as(key).isInstanceOf(LockNotAcquiredException.class);
+			// refused for being held, never granted; on a loaded machine the rival's client may still be
+			// settling on the new topology (an attempt then fails closed), so it asks again, within a bound
+			await().atMost(Duration.ofSeconds(30)).until(() -> refusedAsHeld(rival, key));
 		}
 		long tokenBefore = held.get(0).fencingToken();
 		held.forEach(LockHandle::close);
@@ -113,12 +115,27 @@ class ClusterFailoverTests {
 		}
 	}
 
+	/** True when the rival is refused because the lock is held; an error if it got the lock. */
+	private static boolean refusedAsHeld(RedisLockService rival, String key) {
+		try (LockHandle stolen = rival.acquire(key, Duration.ZERO)) {
+			throw new AssertionError("a rival acquired " + key + " while it was held (token " + stolen.fencingToken() + ")");
+		}
+		catch (LockNotAcquiredException ex) {
+			return true;
+		}
+		catch (LockUnavailableException ex) {
+			return false;
+		}
+	}
+
 	private RedisLockService service(RedisCluster cluster, String prefix) {
 		LettuceConnectionFactory factory = RedisConnections.cluster(cluster);
 		this.parts.add(factory::destroy);
 		RedisLockService service = RedisConnections.lockService(factory, prefix, (settings) -> {
 			settings.setLeaseTime(LEASE);
-			settings.setCommandTimeout(Duration.ofSeconds(1));
+			// generous: on a loaded machine a command right after the failover may wait on the client's
+			// topology refresh; the test judges who holds what, not how fast Redis answers
+			settings.setCommandTimeout(Duration.ofSeconds(4));
 			settings.setListener(new LockListener() {
 				@Override
 				public void lost(LockLostEvent event) {
