@@ -167,7 +167,7 @@ class ConsoleProcessTests {
 	void readOnlyUserCannotAct() throws Exception {
 		String pause = this.urls.get(0) + "/lockstep/api/actions/pause?queue=work";
 		assertThat(post(pause, "viewer", "viewer-secret", true).statusCode()).isEqualTo(403);
-		assertThat(this.redis.hasKey(this.prefix + "{queue:work}:paused-queue")).isFalse();
+		assertThat(this.redis.opsForHash().hasKey(this.prefix + "{queue:work}:owners", "~paused")).isFalse();
 		assertThat(post(pause, "operator", "operator-secret", false).statusCode()).as("without the action header").isEqualTo(403);
 		HttpResponse<String> viewed = this.http.send(HttpRequest.newBuilder(URI.create(this.urls.get(0) + "/lockstep/api/cluster"))
 			.header("Authorization", basic("viewer", "viewer-secret")).build(), HttpResponse.BodyHandlers.ofString());

@@ -65,16 +65,25 @@ final class QueueScripts {
 			.thenApply((reply) -> ScriptSet.text(reply.get(1)));
 	}
 
-	/** The task started for {@code owner}, or the wait until a lease or retry falls due. */
-	CompletableFuture<Taken> take(QueueKeys keys, String owner, QueueSettings settings) {
-		return take(keys, owner, settings.maxAttempts(), settings.leaseTime());
+	/**
+	 * The task started for {@code owner}, or the wait until a lease or retry falls due;
+	 * {@code sweep}: the leases and retries that fell due are handled first (a take that finds no
+	 * group waiting handles them anyway when one is due).
+	 */
+	CompletableFuture<Taken> take(QueueKeys keys, String owner, QueueSettings settings, boolean sweep) {
+		return take(keys, owner, settings.maxAttempts(), settings.leaseTime(), sweep);
+	}
+
+	/** A take that handles the leases and retries that fell due first. */
+	CompletableFuture<Taken> take(QueueKeys keys, String owner, int maxAttempts, Duration leaseTime) {
+		return take(keys, owner, maxAttempts, leaseTime, true);
 	}
 
 	/** {@code maxAttempts}: a task whose lease ran out on its last attempt is buried. */
-	CompletableFuture<Taken> take(QueueKeys keys, String owner, int maxAttempts, Duration leaseTime) {
+	CompletableFuture<Taken> take(QueueKeys keys, String owner, int maxAttempts, Duration leaseTime, boolean sweep) {
 		long sent = System.nanoTime();
 		return this.redis.<List<Object>>run(TAKE, keys.forScripts(), List.of(owner, Long.toString(leaseTime.toMillis()),
-				Integer.toString(maxAttempts), keys.channel()))
+				Integer.toString(maxAttempts), keys.channel(), sweep ? "1" : "0"))
 			.thenApply((reply) -> Taken.of(keys.queue(), owner, reply, sent));
 	}
 
@@ -114,19 +123,20 @@ final class QueueScripts {
 	 * was no longer {@code owner}'s.
 	 */
 	CompletableFuture<Long> finish(QueueKeys keys, String id, String owner, Duration keep) {
-		return finishAndTake(keys, id, owner, keep, null, QueueSettings.DEFAULTS).thenApply((finished) -> finished.ended() ? 1L : 0L);
+		return finishAndTake(keys, id, owner, keep, null, QueueSettings.DEFAULTS, false).thenApply((finished) -> finished.ended() ? 1L : 0L);
 	}
 
 	/**
 	 * Finishes the task and, with a {@code nextOwner}, takes the worker's next task in the same
 	 * round trip (see queue-finish.lua); nothing is taken when the task was no longer {@code owner}'s.
+	 * {@code sweep}: the take handles the leases and retries that fell due first.
 	 */
 	CompletableFuture<Finished> finishAndTake(QueueKeys keys, String id, String owner, Duration keep,
-			@Nullable String nextOwner, QueueSettings settings) {
+			@Nullable String nextOwner, QueueSettings settings, boolean sweep) {
 		long sent = System.nanoTime();
 		return this.redis.<List<Object>>run(FINISH, keys.forScripts(), List.of(id, owner, Long.toString(keep.toMillis()),
 				keys.channel(), (nextOwner != null) ? nextOwner : "", Long.toString(settings.leaseTime().toMillis()),
-				Integer.toString(settings.maxAttempts())))
+				Integer.toString(settings.maxAttempts()), sweep ? "1" : "0"))
 			.thenApply((reply) -> new Finished((Long) reply.get(0) == 1L,
 					Taken.of(keys.queue(), (nextOwner != null) ? nextOwner : "", (List<Object>) reply.get(1), sent)));
 	}

@@ -10,6 +10,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 
 import org.jspecify.annotations.Nullable;
@@ -36,6 +37,9 @@ final class QueueWorkers {
 
 	/** Wait before a worker tries again after Redis failed. */
 	private static final Duration REDIS_RETRY = Duration.ofSeconds(1);
+
+	/** How often a busy queue's takes on this instance handle the leases and retries that fell due. */
+	static final Duration SWEEP_EVERY = Duration.ofMillis(100);
 
 	private final QueueKeys keys;
 
@@ -71,6 +75,9 @@ final class QueueWorkers {
 	private final TakeOwners owners;
 
 	private volatile boolean stopping;
+
+	/** When this instance's takes last handled the leases and retries that fell due ({@link System#nanoTime()}). */
+	private final AtomicLong sweptAt = new AtomicLong(System.nanoTime());
 
 	private volatile boolean redisFailing;
 
@@ -140,7 +147,7 @@ final class QueueWorkers {
 			if (taken == null) {
 				String owner = this.owners.next();
 				try {
-					taken = await(this.scripts.take(this.keys, owner, this.settings));
+					taken = await(this.scripts.take(this.keys, owner, this.settings, sweepDue()));
 					if (this.redisFailing) {
 						this.redisFailing = false;
 						logger.info("Queue '{}' reaches Redis again; its workers take tasks", this.keys.queue());
@@ -233,7 +240,7 @@ final class QueueWorkers {
 		String nextOwner = this.stopping ? null : this.owners.next();
 		try {
 			QueueScripts.Finished finished = await(this.scripts.finishAndTake(this.keys, task.id(), task.owner(),
-					this.settings.deduplicationWindow(), nextOwner, this.settings));
+					this.settings.deduplicationWindow(), nextOwner, this.settings, nextOwner != null && sweepDue()));
 			if (!finished.ended()) {
 				logger.warn("Task {} of queue '{}' ended (done) after its lease ran out: it may have run again elsewhere",
 						task.id(), this.keys.queue());
@@ -292,6 +299,20 @@ final class QueueWorkers {
 				sleep(REDIS_RETRY);
 			}
 		}
+	}
+
+	/**
+	 * Whether this take is to handle the leases and retries that fell due: one take of this
+	 * instance's in every {@link #SWEEP_EVERY} (at most a tenth of the lease) does, rather than
+	 * every take (two commands each); a take that finds no group waiting handles them anyway when
+	 * one is due, so an idle queue loses nothing, and a busy one sees a lease that ran out or a
+	 * retry that fell due that much later at most.
+	 */
+	private boolean sweepDue() {
+		long now = System.nanoTime();
+		long last = this.sweptAt.get();
+		long every = Math.min(SWEEP_EVERY.toNanos(), this.settings.leaseTime().toNanos() / 10);
+		return now - last >= every && this.sweptAt.compareAndSet(last, now);
 	}
 
 	/** A group's next task may start: wakes one idle worker (see {@link IdleWorkers#wake}). */

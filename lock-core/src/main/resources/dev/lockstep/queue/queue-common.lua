@@ -13,16 +13,23 @@
 --   :d:<deduplication id> the task id, for the deduplication window
 --   :owners   hash owner id -> task id, for each running task (the owner of its take): a take sent
 --             again under the same owner id (its reply lost, the client sent it again) finds the
---             task the first one started, rather than start a second one nobody runs
+--             task the first one started, rather than start a second one nobody runs. Two more
+--             fields, read by every take in the same HMGET as its owner id (owner ids always hold
+--             a ':', these never do): '~paused' = '1' while the whole queue is paused (takes start
+--             nothing; leases and retries falling due are still handled), and '~paused-groups' =
+--             how many groups are paused (no field at zero), so that readying a group looks it up
+--             in :paused only while some group is paused
 --   :paused   set of paused groups (see queue-pause.lua): their tasks keep their order, no worker
 --             starts one until the group is resumed
 --   :held     list of paused groups whose next task could start (a paused group's place instead
 --             of :ready), each at most once
---   :paused-queue  '1' while the whole queue is paused: takes start nothing (leases and retries
---             falling due are still handled)
 -- A group with tasks is in exactly one of :ready, :held, :delayed, or running (its head task in
 -- :running); a paused group is never in :ready.
 local base = KEYS[1]
+
+-- the fields of :owners that are not owner ids (see above)
+local PAUSED_QUEUE = '~paused'
+local PAUSED_GROUPS = '~paused-groups'
 
 local function now_ms()
   local t = redis.call('TIME')
@@ -47,20 +54,24 @@ end
 -- The group's next task may start: the group joins the groups waiting for a worker (at the front
 -- when its head task has had its turn already), and idle workers are woken unless the caller
 -- takes a task itself right after (channel false) and wakes them only if work is left then.
-local function make_ready(group, channel, front)
-  if redis.call('SISMEMBER', base .. ':paused', group) == 1 then
+-- `pauses` is how many groups are paused when the caller has read it (see :owners), else nil.
+-- Returns the number of groups waiting for a worker after it, or nil when the group is paused.
+local function make_ready(group, channel, front, pauses)
+  if (pauses == nil or pauses > 0) and redis.call('SISMEMBER', base .. ':paused', group) == 1 then
     -- paused: it waits aside, no worker is woken; resuming it readies it (queue-resume.lua)
     redis.call('RPUSH', base .. ':held', group)
-    return
+    return nil
   end
+  local waiting
   if front then
-    redis.call('LPUSH', base .. ':ready', group)
+    waiting = redis.call('LPUSH', base .. ':ready', group)
   else
-    redis.call('RPUSH', base .. ':ready', group)
+    waiting = redis.call('RPUSH', base .. ':ready', group)
   end
   if channel then
     redis.call('PUBLISH', channel, group)
   end
+  return waiting
 end
 
 -- A task leaves its group (done or dead): the group's next task, if any, may start.
@@ -76,8 +87,7 @@ end
 -- fail or release) was recorded ('ended', and the reply the end had): the same call sent again
 -- after its reply was lost, to be answered as the first was without doing anything twice; or
 -- neither (nil).
-local function owner_of(task, owner, kind)
-  local holder, recorded = unpack(redis.call('HMGET', task, 'owner', 'ended:' .. owner))
+local function end_of(holder, recorded, owner, kind)
   if holder == owner then
     return 'holds'
   end
@@ -86,6 +96,11 @@ local function owner_of(task, owner, kind)
     return 'ended', tonumber(reply)
   end
   return nil
+end
+
+local function owner_of(task, owner, kind)
+  local holder, recorded = unpack(redis.call('HMGET', task, 'owner', 'ended:' .. owner))
+  return end_of(holder, recorded, owner, kind)
 end
 
 -- The record of an owner's end of a task, written with the end's other fields (see owner_of).
@@ -152,70 +167,118 @@ local function abandon(id, why, now, max_attempts, channel)
   end
 end
 
--- The reply of a take that started task `id`.
-local function started(id, group, now)
-  local payload, submitted, err, attempt, token = unpack(redis.call('HMGET', task_key(id), 'payload', 'submitted',
-    'error', 'attempt', 'token'))
-  return {1, id, group, payload or '', tonumber(attempt), tonumber(submitted), err or '', now, tonumber(token)}
-end
-
--- Starts the next task of the group that has waited longest for owner id `owner`, after giving back
--- the tasks whose lease ran out (buried instead when that was their last attempt) and readying the
--- groups whose retry is due. Returns {1, id, group, payload, attempt, submitted ms, last error,
--- now ms, fencing token} when a task starts; {0, ms until the next lease or retry falls due, -1
--- when none}; nothing starts while the queue is paused. A take by an owner that holds a task already is this take sent again: it answers
--- with that task, as the first did, and starts nothing (its lease and attempt stay as they are).
-local function take_next(owner, lease_ms, max_attempts, channel)
-  local now, now_us = clock()
-  local running = base .. ':running'
+-- Gives back the running tasks whose lease ran out (buried instead when that was their last
+-- attempt) and readies the groups whose retry is due, up to 16 of each.
+local function sweep(now, max_attempts, channel)
   local delayed = base .. ':delayed'
-  local owners = base .. ':owners'
-  for _, id in ipairs(redis.call('ZRANGEBYSCORE', running, '-inf', now, 'LIMIT', 0, 16)) do
+  for _, id in ipairs(redis.call('ZRANGEBYSCORE', base .. ':running', '-inf', now, 'LIMIT', 0, 16)) do
     abandon(id, 'its lease ran out (%s stopped renewing it)', now, max_attempts, channel)
   end
   for _, group in ipairs(redis.call('ZRANGEBYSCORE', delayed, '-inf', now, 'LIMIT', 0, 16)) do
     redis.call('ZREM', delayed, group)
     make_ready(group, channel, true)
   end
+end
 
-  local again = redis.call('HGET', owners, owner)
-  if again then
-    return started(again, redis.call('HGET', task_key(again), 'group'), now)
+-- What a take reads of :owners in one call: the task `owner` holds already (a take sent again),
+-- whether the queue is paused, and how many groups are paused (see :owners).
+local function take_state(owner)
+  local again, halted, pauses = unpack(redis.call('HMGET', base .. ':owners', owner, PAUSED_QUEUE, PAUSED_GROUPS))
+  return {again = again, halted = halted ~= false, pauses = tonumber(pauses or '0')}
+end
+
+-- Starts task `id`, the head of `group`, for `owner`: its attempt counts, its lease runs from now,
+-- its fencing token is the server clock in microseconds. Returns the take's reply.
+local function start(id, group, owner, lease_ms, now, now_us)
+  local task = task_key(id)
+  local payload, submitted, err, attempt = unpack(redis.call('HMGET', task, 'payload', 'submitted', 'error', 'attempt'))
+  attempt = tonumber(attempt) + 1
+  redis.call('HSET', task, 'attempt', attempt, 'state', 'RUNNING', 'owner', owner, 'token', now_us)
+  redis.call('HSET', base .. ':owners', owner, id)
+  redis.call('ZADD', base .. ':running', now + tonumber(lease_ms), id)
+  -- the count leaves Redis at zero, so a drained queue leaves nothing behind
+  if redis.call('DECR', base .. ':queued') <= 0 then
+    redis.call('DEL', base .. ':queued')
   end
+  return {1, id, group, payload or '', attempt, tonumber(submitted), err or '', now, tonumber(now_us)}
+end
 
-  -- a paused queue starts nothing; a paused group is never in :ready (see make_ready)
-  local halted = redis.call('EXISTS', base .. ':paused-queue') == 1
-  for _ = 1, halted and 0 or 16 do
+-- The reply of a take sent again: the task its first sending started, as it answered then.
+local function started_again(id, now)
+  local group, payload, submitted, err, attempt, token = unpack(redis.call('HMGET', task_key(id), 'group', 'payload',
+    'submitted', 'error', 'attempt', 'token'))
+  return {1, id, group, payload or '', tonumber(attempt), tonumber(submitted), err or '', now, tonumber(token)}
+end
+
+-- Ms until the next lease or retry falls due (0: due now), or -1 when none will.
+local function next_due(now)
+  local due = -1
+  local lease = redis.call('ZRANGE', base .. ':running', 0, 0, 'WITHSCORES')
+  if lease[2] then
+    due = tonumber(lease[2]) - now
+  end
+  local retry = redis.call('ZRANGE', base .. ':delayed', 0, 0, 'WITHSCORES')
+  if retry[2] and (due == -1 or tonumber(retry[2]) - now < due) then
+    due = tonumber(retry[2]) - now
+  end
+  if due ~= -1 and due < 0 then
+    due = 0
+  end
+  return due
+end
+
+-- Pops the groups waiting for a worker until one has a head task (up to 16): that task and its
+-- group, or nil; `waiting` is how many groups wait before it (nil: not known), returned less
+-- those popped.
+local function pop_ready(waiting)
+  for _ = 1, 16 do
     local group = redis.call('LPOP', base .. ':ready')
     if not group then
-      break
+      return nil, nil, 0
     end
+    waiting = waiting and waiting - 1
     local id = redis.call('LINDEX', group_key(group), 0)
     if id then
-      local task = task_key(id)
-      redis.call('HINCRBY', task, 'attempt', 1)
-      redis.call('HSET', task, 'state', 'RUNNING', 'owner', owner, 'token', now_us)
-      redis.call('HSET', owners, owner, id)
-      redis.call('ZADD', running, now + tonumber(lease_ms), id)
-      -- the count leaves Redis at zero, so a drained queue leaves nothing behind
-      if redis.call('DECR', base .. ':queued') <= 0 then
-        redis.call('DEL', base .. ':queued')
-      end
-      return started(id, group, now)
+      return id, group, waiting
     end
   end
+  return nil, nil, waiting
+end
 
-  local next_due = -1
-  local lease = redis.call('ZRANGE', running, 0, 0, 'WITHSCORES')
-  if lease[2] then
-    next_due = tonumber(lease[2]) - now
+-- Starts the next task of the group that has waited longest for owner id `owner`. With `swept`
+-- true the leases and retries that fell due are handled first (see sweep); the workers ask for
+-- that now and then rather than on every take, and a take that finds no group waiting handles
+-- them anyway when one is due, and looks again. `state` is what take_state read for `owner`
+-- (after any sweep), `now` and `now_us` the server clock, `waiting` how many groups wait for a
+-- worker (nil: not known). Returns {1, id, group, payload, attempt, submitted ms, last error, now
+-- ms, fencing token} when a task starts; {0, ms until the next lease or retry falls due, -1 when
+-- none}; nothing starts while the queue is paused. A take by an owner that holds a task already
+-- is this take sent again: it answers with that task, as the first did, and starts nothing (its
+-- lease and attempt stay as they are). The second value returned is how many groups still wait
+-- for a worker (nil: not known).
+local function take_from(owner, lease_ms, max_attempts, channel, swept, state, now, now_us, waiting)
+  if state.again then
+    return started_again(state.again, now), waiting
   end
-  local retry = redis.call('ZRANGE', delayed, 0, 0, 'WITHSCORES')
-  if retry[2] and (next_due == -1 or tonumber(retry[2]) - now < next_due) then
-    next_due = tonumber(retry[2]) - now
+  if not state.halted then
+    local id, group, left = pop_ready(waiting)
+    if id then
+      return start(id, group, owner, lease_ms, now, now_us), left
+    end
   end
-  if next_due ~= -1 and next_due < 0 then
-    next_due = 0
+  local due = next_due(now)
+  if due == 0 and not swept then
+    sweep(now, max_attempts, channel)
+    return take_from(owner, lease_ms, max_attempts, channel, true, take_state(owner), now, now_us, nil)
   end
-  return {0, next_due}
+  return {0, due}, 0
+end
+
+-- A take (queue-take.lua, and the take in the same step as a finish): see take_from; `sweeping`
+-- true handles the leases and retries that fell due first.
+local function take_next(owner, lease_ms, max_attempts, channel, sweeping, now, now_us)
+  if sweeping then
+    sweep(now, max_attempts, channel)
+  end
+  return take_from(owner, lease_ms, max_attempts, channel, sweeping, take_state(owner), now, now_us, nil)
 end

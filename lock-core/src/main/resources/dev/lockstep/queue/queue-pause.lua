@@ -4,12 +4,13 @@
 -- ARGV[1] 'queue' or 'group', ARGV[2] the group ('' for the queue)
 -- Returns 1, or 0 when it was paused already.
 if ARGV[1] == 'queue' then
-  return redis.call('SET', base .. ':paused-queue', '1', 'NX') and 1 or 0
+  return redis.call('HSETNX', base .. ':owners', PAUSED_QUEUE, '1')
 end
 local group = ARGV[2]
 if redis.call('SADD', base .. ':paused', group) == 0 then
   return 0
 end
+redis.call('HINCRBY', base .. ':owners', PAUSED_GROUPS, 1)
 if redis.call('LREM', base .. ':ready', 1, group) == 1 then
   redis.call('RPUSH', base .. ':held', group)
 end

@@ -2,7 +2,8 @@
 -- when it stopped uncleanly (killed, crashed): their attempts will not end, and waiting out their
 -- leases would leave the instance id running more than its workers. Owner ids are
 -- '<instance id>:<run>:<sequence>', and instance ids hold no ':', so the prefix names the instance.
--- Looks through the running tasks' owners (as many as the workers of every instance), at start only.
+-- Looks through the running tasks' owners (as many as the workers of every instance), at start only;
+-- the pause fields of :owners hold no ':' and so never match.
 -- ARGV[1] '<instance id>:', ARGV[2] '<instance id>:<this run>:', ARGV[3] max attempts,
 -- ARGV[4] wake-up channel
 -- Returns the ids of the tasks given back (or buried, after their last attempt).

@@ -4,7 +4,7 @@
 -- ARGV[1] 'queue' or 'group', ARGV[2] the group ('' for the queue), ARGV[3] wake-up channel
 -- Returns 1, or 0 when it was not paused.
 if ARGV[1] == 'queue' then
-  if redis.call('DEL', base .. ':paused-queue') == 0 then
+  if redis.call('HDEL', base .. ':owners', PAUSED_QUEUE) == 0 then
     return 0
   end
   redis.call('PUBLISH', ARGV[3], '')
@@ -13,6 +13,9 @@ end
 local group = ARGV[2]
 if redis.call('SREM', base .. ':paused', group) == 0 then
   return 0
+end
+if redis.call('HINCRBY', base .. ':owners', PAUSED_GROUPS, -1) <= 0 then
+  redis.call('HDEL', base .. ':owners', PAUSED_GROUPS)
 end
 if redis.call('LREM', base .. ':held', 1, group) == 1 then
   make_ready(group, ARGV[3], true)

@@ -42,7 +42,7 @@ end
 if ARGV[1] == 'paused' then
   local groups = redis.call('SMEMBERS', base .. ':paused')
   table.sort(groups)
-  return {redis.call('EXISTS', base .. ':paused-queue'), groups}
+  return {redis.call('HEXISTS', base .. ':owners', PAUSED_QUEUE), groups}
 end
 if ARGV[1] == 'stats' then
   local leased = redis.call('ZCOUNT', running, live, '+inf')

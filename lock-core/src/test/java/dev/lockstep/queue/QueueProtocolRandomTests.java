@@ -186,12 +186,14 @@ class QueueProtocolRandomTests {
 		if (dice < 50) {
 			String owner = newOwner(random);
 			long lease = random.nextBoolean() ? 1 : 60_000;
-			QueueScripts.Taken taken = get(this.scripts.take(this.keys, owner, MAX_ATTEMPTS, Duration.ofMillis(lease)));
+			// the workers ask a take to handle the leases and retries that fell due now and then, not every time
+			boolean sweep = random.nextBoolean();
+			QueueScripts.Taken taken = get(this.scripts.take(this.keys, owner, MAX_ATTEMPTS, Duration.ofMillis(lease), sweep));
 			boolean sentTwice = random.nextInt(4) == 0;
 			if (sentTwice) {
 				// the client sent the take again after a reconnect; its worker hears only the second reply
 				QueueScripts.Taken first = taken;
-				taken = get(this.scripts.take(this.keys, owner, MAX_ATTEMPTS, Duration.ofMillis(lease)));
+				taken = get(this.scripts.take(this.keys, owner, MAX_ATTEMPTS, Duration.ofMillis(lease), random.nextBoolean()));
 				if (first.task() != null && lease > 1) {
 					assertThat(taken.task()).as("a take sent again answers the task the first started").isNotNull();
 					assertThat(taken.task().id()).isEqualTo(first.task().id());
@@ -222,9 +224,10 @@ class QueueProtocolRandomTests {
 		if (dice < 70) {
 			// half the finishes take the worker's next task in the same step, as the workers do
 			String next = random.nextBoolean() ? newOwner(random) : null;
+			boolean sweep = random.nextBoolean();
 			Callable<QueueScripts.Finished> finishCall = () -> get(this.scripts.finishAndTake(this.keys, id, owner,
 					Duration.ofMinutes(5), next, new QueueSettings(Duration.ofSeconds(60), MAX_ATTEMPTS, Duration.ZERO,
-							Duration.ofMinutes(5))));
+							Duration.ofMinutes(5)), sweep));
 			// sent again later, it is the finish alone, as a worker sends it again when it did not hear the reply
 			Callable<Long> finish = () -> get(this.scripts.finish(this.keys, id, owner, Duration.ofMinutes(5)));
 			QueueScripts.Finished finished = finishCall.call();
@@ -368,7 +371,11 @@ class QueueProtocolRandomTests {
 			List<Integer> order = ids.stream().filter((id) -> !this.redriven.contains(id)).map(this.submitOrder::get).toList();
 			assertThat(order).as("tasks of " + group + " never redriven, in submission order").isSorted();
 		}
-		Map<Object, Object> owners = this.template.opsForHash().entries(base + ":owners");
+		Map<Object, Object> owners = new HashMap<>(this.template.opsForHash().entries(base + ":owners"));
+		// the pause fields beside the owner ids (see queue-common.lua), read by every take in one call
+		assertThat(owners.remove("~paused")).as("the queue's pause field").isEqualTo(this.queuePaused ? "1" : null);
+		assertThat(owners.remove("~paused-groups")).as("the count of paused groups, no field at zero")
+			.isEqualTo(this.pausedGroups.isEmpty() ? null : Integer.toString(this.pausedGroups.size()));
 		for (String id : running) {
 			assertThat(state(id)).isEqualTo("RUNNING");
 			assertThat(inGroups).contains(id);
