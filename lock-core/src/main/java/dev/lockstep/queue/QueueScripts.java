@@ -47,6 +47,12 @@ final class QueueScripts {
 
 	private static final LuaScript VIEW = SCRIPTS.load(ScriptOutputType.MULTI, "queue-view.lua");
 
+	/**
+	 * How long a take that finds nothing marks that its worker may be idle (see {@code :idle} in
+	 * queue-common.lua): longer than an idle worker waits before it looks again.
+	 */
+	static final Duration IDLE_MARK = IdleWorkers.IDLE_LOOK.plusSeconds(5);
+
 	private final RedisScripts redis;
 
 	QueueScripts(RedisScripts redis) {
@@ -83,7 +89,7 @@ final class QueueScripts {
 	CompletableFuture<Taken> take(QueueKeys keys, String owner, int maxAttempts, Duration leaseTime, boolean sweep) {
 		long sent = System.nanoTime();
 		return this.redis.<List<Object>>run(TAKE, keys.forScripts(), List.of(owner, Long.toString(leaseTime.toMillis()),
-				Integer.toString(maxAttempts), keys.channel(), sweep ? "1" : "0"))
+				Integer.toString(maxAttempts), keys.channel(), sweep ? "1" : "0", Long.toString(IDLE_MARK.toMillis())))
 			.thenApply((reply) -> Taken.of(keys.queue(), owner, reply, sent));
 	}
 
@@ -136,7 +142,7 @@ final class QueueScripts {
 		long sent = System.nanoTime();
 		return this.redis.<List<Object>>run(FINISH, keys.forScripts(), List.of(id, owner, Long.toString(keep.toMillis()),
 				keys.channel(), (nextOwner != null) ? nextOwner : "", Long.toString(settings.leaseTime().toMillis()),
-				Integer.toString(settings.maxAttempts()), sweep ? "1" : "0"))
+				Integer.toString(settings.maxAttempts()), sweep ? "1" : "0", Long.toString(IDLE_MARK.toMillis())))
 			.thenApply((reply) -> new Finished((Long) reply.get(0) == 1L,
 					Taken.of(keys.queue(), (nextOwner != null) ? nextOwner : "", (List<Object>) reply.get(1), sent)));
 	}

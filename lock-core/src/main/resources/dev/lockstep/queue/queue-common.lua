@@ -7,7 +7,9 @@
 --   :queued   count of queued tasks (no key when zero)
 --   :g:<group> list of the group's task ids in order; the head is the one running or retried next
 --   :t:<id>   hash: the task (group, payload, state, attempt, submitted, error, owner, token (the
---             server clock in microseconds when its latest attempt started), ended, dedup,
+--             server clock in microseconds when its latest attempt started), ended, dedup; a task
+--             never started holds only group, payload, submitted and its dedup if it has one:
+--             no state stands for QUEUED, no attempt for 0, no error for none,
 --             and 'ended:<owner id>' = '<finish|fail|release>:<reply>' for each owner whose end of
 --             the task was recorded)
 --   :d:<deduplication id> the task id, for the deduplication window
@@ -16,9 +18,13 @@
 --             task the first one started, rather than start a second one nobody runs. Two more
 --             fields, read by every take in the same HMGET as its owner id (owner ids always hold
 --             a ':', these never do): '~paused' = '1' while the whole queue is paused (takes start
---             nothing; leases and retries falling due are still handled), and '~paused-groups' =
---             how many groups are paused (no field at zero), so that readying a group looks it up
---             in :paused only while some group is paused
+--             nothing; leases and retries falling due are still handled); '~paused-groups' = how
+--             many groups are paused (no field at zero), so that readying a group looks it up in
+--             :paused only while some group is paused
+--   :idle     '1' while a worker may be waiting idle: a take that finds nothing sets it to expire
+--             after the longest an idle worker waits before it looks again, so that a finish or a
+--             submit wakes the workers (PUBLISH, which every instance hears) only while one may be
+--             idle, rather than with every task
 --   :paused   set of paused groups (see queue-pause.lua): their tasks keep their order, no worker
 --             starts one until the group is resumed
 --   :held     list of paused groups whose next task could start (a paused group's place instead
@@ -53,7 +59,8 @@ end
 
 -- The group's next task may start: the group joins the groups waiting for a worker (at the front
 -- when its head task has had its turn already), and idle workers are woken unless the caller
--- takes a task itself right after (channel false) and wakes them only if work is left then.
+-- takes a task itself right after (channel false) and wakes them only if work is left then, or
+-- wakes them only if one may be idle (channel false, then wake_if_idle).
 -- `pauses` is how many groups are paused when the caller has read it (see :owners), else nil.
 -- Returns the number of groups waiting for a worker after it, or nil when the group is paused.
 local function make_ready(group, channel, front, pauses)
@@ -72,6 +79,13 @@ local function make_ready(group, channel, front, pauses)
     redis.call('PUBLISH', channel, group)
   end
   return waiting
+end
+
+-- Wakes the idle workers if a worker may be idle (see :idle).
+local function wake_if_idle(channel)
+  if redis.call('EXISTS', base .. ':idle') == 1 then
+    redis.call('PUBLISH', channel, '')
+  end
 end
 
 -- A task leaves its group (done or dead): the group's next task, if any, may start.
@@ -192,7 +206,7 @@ end
 local function start(id, group, owner, lease_ms, now, now_us)
   local task = task_key(id)
   local payload, submitted, err, attempt = unpack(redis.call('HMGET', task, 'payload', 'submitted', 'error', 'attempt'))
-  attempt = tonumber(attempt) + 1
+  attempt = tonumber(attempt or '0') + 1
   redis.call('HSET', task, 'attempt', attempt, 'state', 'RUNNING', 'owner', owner, 'token', now_us)
   redis.call('HSET', base .. ':owners', owner, id)
   redis.call('ZADD', base .. ':running', now + tonumber(lease_ms), id)
@@ -275,10 +289,15 @@ local function take_from(owner, lease_ms, max_attempts, channel, swept, state, n
 end
 
 -- A take (queue-take.lua, and the take in the same step as a finish): see take_from; `sweeping`
--- true handles the leases and retries that fell due first.
-local function take_next(owner, lease_ms, max_attempts, channel, sweeping, now, now_us)
+-- true handles the leases and retries that fell due first. A take that starts nothing marks that
+-- its worker may wait idle for up to `idle_ms` from now (see :idle).
+local function take_next(owner, lease_ms, max_attempts, channel, sweeping, now, now_us, idle_ms)
   if sweeping then
     sweep(now, max_attempts, channel)
   end
-  return take_from(owner, lease_ms, max_attempts, channel, sweeping, take_state(owner), now, now_us, nil)
+  local taken = take_from(owner, lease_ms, max_attempts, channel, sweeping, take_state(owner), now, now_us, nil)
+  if taken[1] == 0 then
+    redis.call('SET', base .. ':idle', '1', 'PX', idle_ms)
+  end
+  return taken
 end

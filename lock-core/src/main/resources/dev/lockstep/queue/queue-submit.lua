@@ -15,13 +15,15 @@ if redis.call('EXISTS', task_key(id)) == 1 then
   return {0, id}
 end
 local now = now_ms()
-redis.call('HSET', task_key(id), 'group', ARGV[2], 'payload', ARGV[3], 'state', 'QUEUED', 'attempt', 0,
-  'submitted', now, 'error', '', 'dedup', dedup)
+-- no state (QUEUED), attempt (0) or error (none) until the task first starts
 if dedup ~= '' then
+  redis.call('HSET', task_key(id), 'group', ARGV[2], 'payload', ARGV[3], 'submitted', now, 'dedup', dedup)
   redis.call('SET', base .. ':d:' .. dedup, id, 'PX', ARGV[5])
+else
+  redis.call('HSET', task_key(id), 'group', ARGV[2], 'payload', ARGV[3], 'submitted', now)
 end
 redis.call('INCR', base .. ':queued')
-if redis.call('RPUSH', group_key(ARGV[2]), id) == 1 then
-  make_ready(ARGV[2], ARGV[6], false)
+if redis.call('RPUSH', group_key(ARGV[2]), id) == 1 and make_ready(ARGV[2], false, false) then
+  wake_if_idle(ARGV[6])
 end
 return {1, id}

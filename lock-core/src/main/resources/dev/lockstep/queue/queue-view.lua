@@ -60,11 +60,13 @@ local out = {}
 for i, id in ipairs(ids) do
   local group, state, attempt, submitted, err = unpack(redis.call('HMGET', task_key(id), 'group', 'state', 'attempt',
     'submitted', 'error'))
-  if state then
+  if group then
+    -- a task never started holds no state, attempt or error (see :t:<id> in queue-common.lua)
+    state = state or 'QUEUED'
     if state == 'RUNNING' and tonumber(redis.call('ZSCORE', running, id) or '0') <= now then
       state = 'QUEUED'
     end
-    out[i] = {id, group, state, attempt, submitted, err or ''}
+    out[i] = {id, group, state, attempt or '0', submitted, err or ''}
   else
     out[i] = {id}
   end

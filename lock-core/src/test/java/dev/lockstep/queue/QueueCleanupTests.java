@@ -120,8 +120,13 @@ class QueueCleanupTests {
 			return stats.queued() + stats.running() + stats.dead() == 0;
 		});
 		assertThat(succeeded).as("tasks that ran to the end").hasSize(ids.size()).allSatisfy((id, runs) -> assertThat(runs).hasValue(1));
+		// the workers still listen, idle: the queue keeps only the mark that they may be (expiring)
+		String idle = this.redis.prefix() + "{queue:" + QUEUE + "}:idle";
 		await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(200))
-			.untilAsserted(() -> assertThat(this.redis.keys()).as("keys left once drained and the window passed").isEmpty());
+			.untilAsserted(() -> assertThat(this.redis.keys()).as("keys left once drained and the window passed")
+				.containsExactly(idle));
+		assertThat(this.redis.template().getExpire(idle, TimeUnit.MILLISECONDS)).as("the idle mark expires")
+			.isBetween(1L, QueueScripts.IDLE_MARK.toMillis());
 		logger.info("Redis used_memory before the run {} bytes, after it drained {} bytes", before, usedMemory());
 	}
 

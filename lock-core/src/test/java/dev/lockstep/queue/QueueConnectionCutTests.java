@@ -131,9 +131,10 @@ class QueueConnectionCutTests {
 			assertThat(task.state()).as("task " + id).isEqualTo(SerialTask.State.DONE);
 			assertThat(task.attempt()).as("attempts counted for " + id + ", which ran once").isEqualTo(1);
 		}
-		// nothing left but the done tasks' records, which expire with the deduplication window
+		// nothing left but the done tasks' records, which expire with the deduplication window, and the
+		// mark that a worker may be idle, which expires after an idle worker's longest wait
 		assertThat(this.redis.keys()).as("keys left once drained")
-			.allMatch((key) -> key.contains(":t:") || key.endsWith(":queued"));
+			.allMatch((key) -> key.contains(":t:") || key.endsWith(":queued") || key.endsWith(":idle"));
 		assertThat(this.redis.template().opsForValue().get(this.redis.prefix() + "{queue:" + QUEUE + "}:queued"))
 			.isIn(null, "0");
 	}

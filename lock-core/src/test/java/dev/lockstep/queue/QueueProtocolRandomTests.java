@@ -201,6 +201,12 @@ class QueueProtocolRandomTests {
 					assertThat(taken.task().fencingToken()).as("and its token as the first").isEqualTo(first.task().fencingToken());
 				}
 			}
+			if (taken.task() == null) {
+				// a worker that found nothing may wait idle: submits and finishes wake the workers while it may
+				assertThat(this.template.getExpire(this.keys.base() + ":idle", TimeUnit.MILLISECONDS))
+					.as("the idle mark after a take that found nothing")
+					.isBetween(QueueScripts.IDLE_MARK.toMillis() - 10_000, QueueScripts.IDLE_MARK.toMillis());
+			}
 			if (taken.task() != null) {
 				checkNotPaused(taken.task());
 				checkToken(taken.task());
@@ -568,13 +574,17 @@ class QueueProtocolRandomTests {
 	private Map<String, Object> states(List<String> ids) {
 		List<Object> read = this.template.executePipelined((RedisCallback<Object>) (connection) -> {
 			for (String id : ids) {
-				connection.hashCommands().hGet(bytes(this.keys.base() + ":t:" + id), bytes("state"));
+				connection.hashCommands().hMGet(bytes(this.keys.base() + ":t:" + id), bytes("group"), bytes("state"));
 			}
 			return null;
 		});
 		Map<String, Object> states = new HashMap<>();
 		for (int i = 0; i < ids.size(); i++) {
-			states.put(ids.get(i), read.get(i));
+			List<?> fields = (List<?>) read.get(i);
+			// a task never started holds no state: it is queued (see queue-common.lua)
+			if (fields.get(0) != null) {
+				states.put(ids.get(i), (fields.get(1) != null) ? fields.get(1) : "QUEUED");
+			}
 		}
 		return states;
 	}

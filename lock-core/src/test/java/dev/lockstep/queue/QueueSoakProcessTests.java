@@ -169,8 +169,8 @@ class QueueSoakProcessTests {
 		StringRedisTemplate template = new StringRedisTemplate(direct);
 		template.afterPropertiesSet();
 		Set<String> left = template.keys(prefix + "*");
-		assertThat(left).as("keys left once drained: the done tasks' records and deduplication ids, expiring")
-			.allMatch((key) -> (key.contains(":t:") || key.contains(":d:")) && template.getExpire(key) != -1);
+		assertThat(left).as("keys left once drained: the done tasks' records, deduplication ids and the idle mark, expiring")
+			.allMatch((key) -> (key.contains(":t:") || key.contains(":d:") || key.endsWith(":idle")) && template.getExpire(key) != -1);
 	}
 
 	private void stopCutting() throws Exception {

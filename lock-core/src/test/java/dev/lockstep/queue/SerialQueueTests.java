@@ -95,10 +95,14 @@ class SerialQueueTests {
 		assertThat(mostInFlight.get()).as("groups in parallel").isGreaterThan(1);
 		assertThat(b.stats(QUEUE)).isEqualTo(new QueueStats(0, 0, 0, 0));
 		assertThat(b.task(QUEUE, ids.get(0))).get().extracting(SerialTask::state).isEqualTo(SerialTask.State.DONE);
-		// what is left in Redis: the DONE records (expiring with the deduplication window) and the count
+		// what is left in Redis: the DONE records (expiring with the deduplication window), the count, and
+		// the mark that a worker may be idle (expiring after an idle worker's longest wait)
 		List<String> left = this.redis.keys();
 		String base = this.redis.prefix() + "{queue:" + QUEUE + "}";
-		assertThat(left).allMatch((key) -> key.startsWith(base + ":t:") || key.equals(base + ":queued"));
+		assertThat(left).allMatch((key) -> key.startsWith(base + ":t:") || key.equals(base + ":queued")
+				|| key.equals(base + ":idle"));
+		assertThat(left).filteredOn((key) -> key.endsWith(":idle"))
+			.allMatch((key) -> this.redis.template().getExpire(key, TimeUnit.MILLISECONDS) > 0);
 		assertThat(left).filteredOn((key) -> key.contains(":t:"))
 			.allMatch((key) -> this.redis.template().getExpire(key, TimeUnit.MILLISECONDS) > 0)
 			.allMatch((key) -> "".equals(this.redis.template().opsForHash().get(key, "payload")), "the payload emptied");
