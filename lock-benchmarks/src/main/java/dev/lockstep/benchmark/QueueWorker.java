@@ -8,6 +8,7 @@ import java.io.InputStreamReader;
 import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.locks.LockSupport;
@@ -19,6 +20,7 @@ import tools.jackson.databind.json.JsonMapper;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
+import dev.lockstep.queue.QueueSettings;
 import dev.lockstep.queue.RedisSerialQueue;
 
 /**
@@ -26,7 +28,8 @@ import dev.lockstep.queue.RedisSerialQueue;
  * {@code @SerialQueueListener}-style handler on Lockstep's serial queue. Commands on standard
  * input, answers on standard output after {@value SerialGroupWorker#REPLY}:
  * <ul>
- * <li>{@code listen <queue> <workers>}: runs the queue's tasks on {@code workers} threads; {@code listening}</li>
+ * <li>{@code listen <queue> <workers> [<deduplication window ms>]}: runs the queue's tasks on
+ * {@code workers} threads (the DONE records kept for the window, the default's without one); {@code listening}</li>
  * <li>{@code report}: a {@code task <run>} line per task run since the last report, then
  * {@code reported <CPU micros>}</li>
  * <li>{@code stop}: stops the workers and closes the connection; {@code stopped}</li>
@@ -76,7 +79,8 @@ public final class QueueWorker {
 		try {
 			switch (command[0]) {
 				case "listen" -> {
-					listen(command[1], Integer.parseInt(command[2]));
+					listen(command[1], Integer.parseInt(command[2]),
+							(command.length > 3) ? Duration.ofMillis(Long.parseLong(command[3])) : QueueSettings.DEFAULTS.deduplicationWindow());
 					reply("listening");
 				}
 				case "report" -> {
@@ -100,13 +104,16 @@ public final class QueueWorker {
 		}
 	}
 
-	private void listen(String name, int workers) {
+	private void listen(String name, int workers, Duration deduplicationWindow) {
 		stop();
 		LettuceConnectionFactory factory = new LettuceConnectionFactory(new RedisStandaloneConfiguration(this.host, this.port));
 		factory.afterPropertiesSet();
 		factory.start();
 		RedisSerialQueue serialQueue = new RedisSerialQueue(factory, JSON);
 		serialQueue.setKeyPrefix(SerialQueueScenario.KEY_PREFIX);
+		QueueSettings defaults = QueueSettings.DEFAULTS;
+		serialQueue.setDefaults(new QueueSettings(defaults.leaseTime(), defaults.maxAttempts(), defaults.retryBackoff(),
+				deduplicationWindow));
 		serialQueue.listen(name, workers, (task, payload) -> {
 			QueueTask work = JSON.readValue(payload, QueueTask.class);
 			long start = GroupTaskRun.nowMicros();

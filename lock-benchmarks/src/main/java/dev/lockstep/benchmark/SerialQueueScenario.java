@@ -242,8 +242,8 @@ final class SerialQueueScenario implements Scenario {
 						results.figure(Library.LOCKSTEP, VERSUS_IDEAL), 1.2),
 				TargetCheck.atMostValue(id(), "Lockstep queue p99 cold submit-to-start < 25 ms",
 						results.figure(Library.LOCKSTEP, COLD_P99), 25),
-				TargetCheck.atMostValue(id(), "Lockstep queue ≤ 8 Redis commands/task", results.figure(Library.LOCKSTEP, COMMANDS),
-						8));
+				TargetCheck.atMostValue(id(), "Lockstep queue ≤ 15 Redis commands/task", results.figure(Library.LOCKSTEP, COMMANDS),
+						15));
 	}
 
 	@Override

@@ -1,0 +1,177 @@
+package dev.lockstep.benchmark;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+
+import tools.jackson.databind.json.JsonMapper;
+
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+import dev.lockstep.QueueStats;
+import dev.lockstep.queue.RedisSerialQueue;
+
+/**
+ * Scenarios Q and Q-SCALE's workload on Lockstep's serial queue: {@code tasks} tasks of no work
+ * submitted by 16 threads of this JVM over {@code groups} groups (each group's tasks by one thread,
+ * in order), then drained by the worker JVMs ({@link QueueWorker}, 8 workers each); what it cost
+ * Redis from the first submit to the drain.
+ */
+final class QueueDrain {
+
+	static final int SUBMIT_THREADS = 16;
+
+	private static final JsonMapper JSON = JsonMapper.builder().build();
+
+	private QueueDrain() {
+	}
+
+	/**
+	 * What one fill and drain gave.
+	 * @param tasksPerSecond tasks over the drain's time, from telling the workers to listen to the queue's counts at zero
+	 * @param commands Redis commands from the first submit to the drain, less the drain checks
+	 * @param cpuMicros Redis CPU over the same span
+	 * @param emptyTakes takes that found no task
+	 * @param ran task runs the workers reported
+	 * @param outOfOrder runs that started before an earlier task of their group
+	 * @param commandsByName the progress line's breakdown
+	 */
+	record Drained(double tasksPerSecond, long commands, long cpuMicros, long emptyTakes, long ran, long outOfOrder,
+			String commandsByName) {
+
+		RunResult result(int tasks) {
+			return new RunResult().with(QueueCostScenario.TASKS_PER_SECOND.name(), this.tasksPerSecond)
+				.with(QueueCostScenario.COMMANDS.name(), (double) this.commands / tasks)
+				.with(QueueCostScenario.CPU.name(), (double) this.cpuMicros / tasks)
+				.with(QueueCostScenario.EMPTY_TAKES.name(), (double) this.emptyTakes / tasks)
+				.with(QueueCostScenario.OUT_OF_ORDER.name(), this.outOfOrder)
+				.withNote(this.ran + " of " + tasks + " tasks ran; per task: " + this.commandsByName);
+		}
+
+	}
+
+	static Drained lockstep(BenchmarkRedis redis, List<GroupWorkerProcess> workers, String queue, int tasks, int groups,
+			Duration deduplicationWindow) throws Exception {
+		LettuceConnectionFactory connections = SerialQueueScenario.connect(redis);
+		RedisSerialQueue submitter = new RedisSerialQueue(connections, JSON);
+		submitter.setKeyPrefix(SerialQueueScenario.KEY_PREFIX);
+		try {
+			long commandsPerPoll = commandsOfOneCheck(redis, submitter, queue);
+			CommandCounts before = redis.commandsExecuted();
+			long cpuBefore = redis.cpuMicros();
+			submit(submitter, queue, tasks, groups);
+			long start = System.nanoTime();
+			for (GroupWorkerProcess worker : workers) {
+				worker.send("listen " + queue + " " + SerialQueueScenario.WORKERS_PER_JVM + " " + deduplicationWindow.toMillis());
+			}
+			long polls = 0;
+			long deadline = start + TimeUnit.MINUTES.toNanos(10);
+			while (true) {
+				QueueStats stats = submitter.stats(queue);
+				polls++;
+				if (stats.queued() == 0 && stats.running() == 0) {
+					break;
+				}
+				if (System.nanoTime() > deadline) {
+					throw new IllegalStateException("Queue " + queue + " did not drain: " + stats);
+				}
+				LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
+			}
+			double seconds = (System.nanoTime() - start) / 1e9;
+			CommandCounts commands = redis.commandsExecuted().since(before);
+			long cpu = redis.cpuMicros() - cpuBefore;
+			for (GroupWorkerProcess worker : workers) {
+				worker.await("listening", Duration.ofMinutes(1));
+			}
+			List<QueueTaskRun> runs = new ArrayList<>();
+			for (GroupWorkerProcess worker : workers) {
+				worker.send("report");
+			}
+			for (GroupWorkerProcess worker : workers) {
+				worker.await("reported", (line) -> runs.add(QueueTaskRun.parse(line.substring("task ".length()))),
+						Duration.ofMinutes(1));
+			}
+			for (GroupWorkerProcess worker : workers) {
+				worker.send("stop");
+			}
+			for (GroupWorkerProcess worker : workers) {
+				worker.await("stopped", Duration.ofMinutes(1));
+			}
+			// a take that finds no group waiting, and only such a take, asks when the next lease or
+			// retry falls due: two ZRANGEs (queue-common.lua's next_due)
+			long emptyTakes = commands.byName().getOrDefault("zrange", 0L) / 2;
+			return new Drained(tasks / seconds, commands.total() - polls * commandsPerPoll, cpu, emptyTakes, runs.size(),
+					outOfOrder(runs), commands.per(tasks));
+		}
+		finally {
+			connections.destroy();
+		}
+	}
+
+	/** Submits from 16 threads; each group's tasks from one thread, in sequence order. */
+	static void submit(RedisSerialQueue submitter, String queue, int tasks, int groups) throws InterruptedException {
+		Thread[] threads = new Thread[SUBMIT_THREADS];
+		Throwable[] failure = new Throwable[1];
+		for (int t = 0; t < SUBMIT_THREADS; t++) {
+			int thread = t;
+			threads[t] = new Thread(() -> {
+				try {
+					for (int i = 0; i < tasks; i++) {
+						int group = i % groups;
+						if (group % SUBMIT_THREADS == thread) {
+							submitter.submit(queue, Integer.toString(group), new QueueTask(group, i, 0, GroupTaskRun.nowMicros()));
+						}
+					}
+				}
+				catch (Throwable ex) {
+					synchronized (failure) {
+						failure[0] = ex;
+					}
+				}
+			}, "bench-q-submit-" + t);
+			threads[t].start();
+		}
+		for (Thread thread : threads) {
+			thread.join(TimeUnit.MINUTES.toMillis(10));
+		}
+		synchronized (failure) {
+			if (failure[0] != null) {
+				throw new IllegalStateException("a submit failed", failure[0]);
+			}
+		}
+	}
+
+	/** Runs that started before a run of an earlier task of their group had started. */
+	static long outOfOrder(List<QueueTaskRun> runs) {
+		Map<Integer, List<QueueTaskRun>> byGroup = new HashMap<>();
+		runs.forEach((run) -> byGroup.computeIfAbsent(run.group(), (group) -> new ArrayList<>()).add(run));
+		long outOfOrder = 0;
+		for (List<QueueTaskRun> group : byGroup.values()) {
+			group.sort(Comparator.comparingLong(QueueTaskRun::startMicros).thenComparingLong(QueueTaskRun::endMicros));
+			int latest = -1;
+			for (QueueTaskRun run : group) {
+				if (run.sequence() < latest) {
+					outOfOrder++;
+				}
+				latest = Math.max(latest, run.sequence());
+			}
+		}
+		return outOfOrder;
+	}
+
+	private static long commandsOfOneCheck(BenchmarkRedis redis, RedisSerialQueue queue, String name) {
+		long fewest = Long.MAX_VALUE;
+		for (int check = 0; check < 3; check++) {
+			CommandCounts before = redis.commandsExecuted();
+			queue.stats(name);
+			fewest = Math.min(fewest, redis.commandsExecuted().since(before).total());
+		}
+		return fewest;
+	}
+
+}
