@@ -102,8 +102,7 @@ final class QueueDrain {
 			for (GroupWorkerProcess worker : workers) {
 				worker.await("stopped", Duration.ofMinutes(1));
 			}
-			// a take that finds no group waiting, and only such a take, asks when the next lease or
-			// retry falls due: two ZRANGEs (queue-common.lua's next_due)
+			// counted as in scenario G
 			long emptyTakes = commands.byName().getOrDefault("zrange", 0L) / 2;
 			return new Drained(tasks / seconds, commands.total() - polls * commandsPerPoll, cpu, emptyTakes, runs.size(),
 					outOfOrder(runs), commands.per(tasks));

@@ -8,9 +8,15 @@ import java.util.Locale;
 import java.util.Map;
 
 import org.HdrHistogram.Histogram;
+import org.jspecify.annotations.Nullable;
 
 /** What one run showed: its start, its task runs and the Redis commands it cost. */
-record QueueMeasurement(long startMicros, List<QueueTaskRun> runs, long commands, String commandsPerTask) {
+record QueueMeasurement(long startMicros, List<QueueTaskRun> runs, long commands, String commandsPerTask,
+		@Nullable Long emptyTakes) {
+
+	QueueMeasurement(long startMicros, List<QueueTaskRun> runs, long commands, String commandsPerTask) {
+		this(startMicros, runs, commands, commandsPerTask, null);
+	}
 
 	RunResult result(QueueWorkload workload) {
 		Map<Integer, List<QueueTaskRun>> byGroup = new HashMap<>();
@@ -52,7 +58,11 @@ record QueueMeasurement(long startMicros, List<QueueTaskRun> runs, long commands
 			hotGaps.recordValue(Math.max(0, hot.get(i).startMicros() - hot.get(i - 1).endMicros()));
 		}
 		long hotSpan = hot.isEmpty() ? 0 : hot.get(hot.size() - 1).endMicros() - hot.get(0).startMicros();
-		return new RunResult().with(SerialQueueScenario.MAKESPAN.name(), makespan / 1000.0)
+		RunResult result = new RunResult();
+		if (this.emptyTakes != null) {
+			result.with(QueueCostScenario.EMPTY_TAKES.name(), (double) this.emptyTakes / Math.max(1, runs().size()));
+		}
+		return result.with(SerialQueueScenario.MAKESPAN.name(), makespan / 1000.0)
 			.with(SerialQueueScenario.VERSUS_IDEAL.name(), (double) makespan / workload.idealMicros())
 			.with(SerialQueueScenario.COMMANDS.name(), (double) this.commands / Math.max(1, runs().size()))
 			.with(SerialQueueScenario.OUT_OF_ORDER.name(), outOfOrder)

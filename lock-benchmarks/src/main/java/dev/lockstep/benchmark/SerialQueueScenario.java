@@ -82,7 +82,7 @@ final class SerialQueueScenario implements Scenario {
 
 	@Override
 	public List<Metric> metrics() {
-		return List.of(MAKESPAN, VERSUS_IDEAL, COLD_P99, COMMANDS, OUT_OF_ORDER, Metric.overlaps());
+		return List.of(MAKESPAN, VERSUS_IDEAL, COLD_P99, COMMANDS, QueueCostScenario.EMPTY_TAKES, OUT_OF_ORDER, Metric.overlaps());
 	}
 
 	@Override
@@ -162,7 +162,10 @@ final class SerialQueueScenario implements Scenario {
 			}
 			sendAll(jvms, "stop", "stopped");
 			// the drain check's own reads are not the queue's cost
-			return new QueueMeasurement(start, runs, commands.total() - polls * commandsPerPoll, commands.per(workload.tasks()));
+			// a take that finds no group waiting, and only such a take, asks when the next lease or retry
+			// falls due: two ZRANGEs (queue-common.lua's next_due)
+			return new QueueMeasurement(start, runs, commands.total() - polls * commandsPerPoll, commands.per(workload.tasks()),
+					commands.byName().getOrDefault("zrange", 0L) / 2);
 		}
 		finally {
 			connections.destroy();

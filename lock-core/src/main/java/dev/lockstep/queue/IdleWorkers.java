@@ -22,6 +22,9 @@ final class IdleWorkers {
 
 	private final AtomicLong timedWakeAt = new AtomicLong(Long.MAX_VALUE);
 
+	/** How many timed wake-ups have fired (a lease or retry fell due), so a worker can tell them from wake-up messages. */
+	private final AtomicLong timedWakes = new AtomicLong();
+
 	private volatile ScheduledExecutorService timer;
 
 	IdleWorkers(int concurrency) {
@@ -52,15 +55,25 @@ final class IdleWorkers {
 
 	/** Waits for a wake-up, for {@code dueMillis} (when a lease or retry falls due; -1: none) or {@link #IDLE_LOOK}. */
 	void await(long dueMillis) {
+		await(dueMillis, IDLE_LOOK.toNanos());
+	}
+
+	/** As {@link #await(long)}, but at most {@code maxWaitNanos}. */
+	void await(long dueMillis, long maxWaitNanos) {
 		if (dueMillis >= 0) {
 			scheduleWake(dueMillis);
 		}
 		try {
-			this.wakeUps.tryAcquire(IDLE_LOOK.toMillis(), TimeUnit.MILLISECONDS);
+			this.wakeUps.tryAcquire(Math.max(0, maxWaitNanos), TimeUnit.NANOSECONDS);
 		}
 		catch (InterruptedException ex) {
 			// stopping: the worker's loop ends
 		}
+	}
+
+	/** How many timed wake-ups have fired so far. */
+	long timedWakes() {
+		return this.timedWakes.get();
 	}
 
 	/** One timed wake-up per due moment: a worker that learns of an earlier one schedules it. */
@@ -71,6 +84,7 @@ final class IdleWorkers {
 		if ((current > at || current < now) && this.timedWakeAt.compareAndSet(current, at)) {
 			this.timer.schedule(() -> {
 				this.timedWakeAt.compareAndSet(at, Long.MAX_VALUE);
+				this.timedWakes.incrementAndGet();
 				this.wakeUps.release();
 			}, dueMillis + 5, TimeUnit.MILLISECONDS);
 		}

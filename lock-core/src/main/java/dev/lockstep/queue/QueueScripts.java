@@ -47,6 +47,8 @@ final class QueueScripts {
 
 	private static final LuaScript VIEW = SCRIPTS.load(ScriptOutputType.MULTI, "queue-view.lua");
 
+	private static final LuaScript PROBE = SCRIPTS.load(ScriptOutputType.INTEGER, "queue-probe.lua");
+
 	/**
 	 * How long a take that finds nothing marks that its worker may be idle (see {@code :idle} in
 	 * queue-common.lua): longer than an idle worker waits before it looks again.
@@ -197,6 +199,11 @@ final class QueueScripts {
 
 	/** The pause state of a queue. */
 	record Paused(boolean queue, List<String> groups) {
+	}
+
+	/** How many groups wait for a worker now (paused ones not counted); one LLEN. */
+	CompletableFuture<Long> groupsWaiting(QueueKeys keys) {
+		return this.redis.run(PROBE, keys.forScripts(), List.of());
 	}
 
 	/** {queued, running, dead, groups waiting}. */

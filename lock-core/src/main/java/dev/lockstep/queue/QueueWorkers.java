@@ -171,7 +171,7 @@ final class QueueWorkers {
 			QueueScripts.Started task = taken.task();
 			if (task == null) {
 				if (!this.stopping) {
-					this.idle.await(taken.nextDueMillis());
+					idleUntilWorthTaking(taken.nextDueMillis());
 				}
 			}
 			else if (this.stopping) {
@@ -298,6 +298,33 @@ final class QueueWorkers {
 				}
 				sleep(REDIS_RETRY);
 			}
+		}
+	}
+
+	/**
+	 * Waits idle after a take that found nothing, until a take may find work: a lease or retry
+	 * falls due ({@code dueMillis}), {@link IdleWorkers#IDLE_LOOK} passes, or a wake-up message
+	 * came and groups wait for a worker. Every instance hears a wake-up and wakes a worker for it,
+	 * and often another instance's worker has taken the group already: one LLEN (queue-probe.lua)
+	 * tells, for two commands rather than a take's seven. The wait never goes past the look-by
+	 * moment, so the worker looks again before the idle mark its take set runs out (see
+	 * {@link QueueScripts#IDLE_MARK}).
+	 */
+	private void idleUntilWorthTaking(long dueMillis) {
+		long lookBy = System.nanoTime() + IdleWorkers.IDLE_LOOK.toNanos();
+		long timedWakes = this.idle.timedWakes();
+		this.idle.await(dueMillis, lookBy - System.nanoTime());
+		while (!this.stopping && this.idle.timedWakes() == timedWakes && lookBy - System.nanoTime() > 0) {
+			try {
+				if (await(this.scripts.groupsWaiting(this.keys)) > 0) {
+					return;
+				}
+			}
+			catch (InterruptedException | ExecutionException | TimeoutException ex) {
+				// the take tells
+				return;
+			}
+			this.idle.await(-1, lookBy - System.nanoTime());
 		}
 	}
 
