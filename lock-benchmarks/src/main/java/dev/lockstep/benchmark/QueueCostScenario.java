@@ -84,8 +84,9 @@ final class QueueCostScenario implements Scenario {
 				for (int jvm = 0; jvm < SerialQueueScenario.WORKER_JVMS; jvm++) {
 					this.workers.add(GroupWorkerProcess.start("bench-q-worker-" + jvm, QueueWorker.class, redis, jvm));
 				}
-				// the worker JVMs' code warms up on a run of its own, unrecorded
-				QueueDrain.lockstep(redis, this.workers, queue + "-warm-up", tasks / 5, GROUPS, Duration.ofSeconds(1));
+				// the worker JVMs' code warms up on a run of its own as large, unrecorded: profiled, fresh worker
+				// JVMs spent half their CPU in the JIT compiler through a run after a warm-up a fifth its size
+				QueueDrain.lockstep(redis, this.workers, queue + "-warm-up", tasks, GROUPS, Duration.ofSeconds(1));
 			}
 			result = QueueDrain.lockstep(redis, this.workers, queue, tasks, GROUPS,
 					QueueSettings.DEFAULTS.deduplicationWindow()).result(tasks);

@@ -69,7 +69,8 @@ final class QueueScaleScenario implements Scenario {
 			for (int jvm = 0; jvm < SerialQueueScenario.WORKER_JVMS; jvm++) {
 				this.workers.add(GroupWorkerProcess.start("bench-q-scale-worker-" + jvm, QueueWorker.class, redis, jvm));
 			}
-			QueueDrain.lockstep(redis, this.workers, context.key("q-scale-warm-up"), tasks / 5, 1_000, WINDOW);
+			// warmed as in Q, on a run as large
+			QueueDrain.lockstep(redis, this.workers, context.key("q-scale-warm-up"), tasks, 1_000, WINDOW);
 			awaitKeys(redis, 0);
 		}
 		long keysBefore = redis.keyCount();
