@@ -36,6 +36,18 @@ record Metric(String name, Better better, Function<List<RunResult>, @Nullable Do
 		return new Metric(name, Better.LOWER, (runs) -> median(runs, name), Metric::formatDecimal);
 	}
 
+	/** The spread of a figure where lower is better: its highest over all rounds, no ratio. */
+	static Metric highest(String name) {
+		return new Metric(name, Better.NEITHER, (runs) -> runs.stream().map((run) -> run.value(name)).filter(Objects::nonNull)
+			.max(Double::compare).orElse(null), Metric::formatDecimal);
+	}
+
+	/** The other end of that spread: the lowest over all rounds, no ratio. */
+	static Metric lowest(String name) {
+		return new Metric(name, Better.NEITHER, (runs) -> runs.stream().map((run) -> run.value(name)).filter(Objects::nonNull)
+			.min(Double::compare).orElse(null), Metric::formatDecimal);
+	}
+
 	/** A count worth knowing but not worth a ratio, median over rounds. */
 	static Metric count(String name) {
 		return new Metric(name, Better.NEITHER, (runs) -> median(runs, name),
