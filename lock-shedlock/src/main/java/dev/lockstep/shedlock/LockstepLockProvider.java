@@ -11,7 +11,7 @@ import org.springframework.util.Assert;
 
 import dev.lockstep.LockHandle;
 import dev.lockstep.LockService;
-import dev.lockstep.lock.ThreadLocks;
+import dev.lockstep.internal.ThreadHolds;
 
 /**
  * ShedLock's {@code LockProvider} on Lockstep's {@link LockService}, so that {@code @SchedulerLock}
@@ -87,7 +87,7 @@ public final class LockstepLockProvider implements ExtensibleLockProvider {
 		}
 		// ShedLock's locks are not reentrant: another lock() on this thread must try Redis, and fail,
 		// rather than re-enter this one; and unlock() may come from another thread.
-		ThreadLocks.detach(handle.get());
+		ThreadHolds.detach(handle.get());
 		return Optional.of(new LockstepSimpleLock(handle.get(), configuration, System.nanoTime()));
 	}
 
