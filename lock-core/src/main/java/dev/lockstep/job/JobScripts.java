@@ -29,6 +29,8 @@ final class JobScripts {
 
 	private static final LuaScript MEMBER = SCRIPTS.load(ScriptOutputType.INTEGER, "job-member.lua");
 
+	private static final LuaScript VIEW = SCRIPTS.load(ScriptOutputType.MULTI, "job-view.lua");
+
 	private final RedisScripts redis;
 
 	JobScripts(RedisScripts redis) {
@@ -117,6 +119,15 @@ final class JobScripts {
 			long livenessMillis, long horizonMillis) {
 		return this.redis.run(MEMBER, keys.forMembership(), List.of(instance, join ? "join" : "leave",
 				Long.toString(retentionMillis), Long.toString(livenessMillis), Long.toString(horizonMillis)));
+	}
+
+	/**
+	 * Reads a job's records for the monitoring views, writing nothing; see job-view.lua.
+	 * @param what {@code state}, {@code history}, {@code members}, {@code elections} or {@code next}
+	 * @param argument the last history index, the number of slot records, or the next slot ('' for none)
+	 */
+	CompletableFuture<List<Object>> view(JobKeys keys, String what, String argument) {
+		return this.redis.run(VIEW, keys.forView(), List.of(what, argument));
 	}
 
 }
