@@ -5,6 +5,9 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicLong;
 
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
 import dev.lockstep.testing.RedisBinary;
 import dev.lockstep.testing.RedisServer;
 
@@ -37,6 +40,19 @@ final class BenchmarkRedis implements AutoCloseable {
 
 	int port() {
 		return this.server.port();
+	}
+
+	/** A Lettuce connection factory of its own to this server, started: each client measured has its own. */
+	LettuceConnectionFactory connect() {
+		return connect(host(), port());
+	}
+
+	/** A Lettuce connection factory of its own to {@code host:port}, started (in a worker process, which has only those). */
+	static LettuceConnectionFactory connect(String host, int port) {
+		LettuceConnectionFactory factory = new LettuceConnectionFactory(new RedisStandaloneConfiguration(host, port));
+		factory.afterPropertiesSet();
+		factory.start();
+		return factory;
 	}
 
 	Path binary() {
