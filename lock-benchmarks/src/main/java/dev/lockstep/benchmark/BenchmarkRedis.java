@@ -5,6 +5,10 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicLong;
 
+import org.redisson.Redisson;
+import org.redisson.api.RedissonClient;
+import org.redisson.config.Config;
+
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
@@ -53,6 +57,13 @@ final class BenchmarkRedis implements AutoCloseable {
 		factory.afterPropertiesSet();
 		factory.start();
 		return factory;
+	}
+
+	/** A Redisson client of its own to {@code host:port} (single server). */
+	static RedissonClient redisson(String host, int port) {
+		Config config = new Config();
+		config.useSingleServer().setAddress("redis://" + host + ":" + port);
+		return Redisson.create(config);
 	}
 
 	Path binary() {
