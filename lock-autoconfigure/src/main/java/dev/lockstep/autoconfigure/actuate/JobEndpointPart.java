@@ -7,18 +7,11 @@ import org.jspecify.annotations.Nullable;
 import dev.lockstep.GuardedJob;
 import dev.lockstep.JobGuardRegistry;
 
-/** {@code jobs} and {@code jobs/{name}} of the endpoint, read through the {@link JobGuardRegistry}. */
-final class JobEndpointPart {
-
-	private final JobGuardRegistry jobs;
-
-	JobEndpointPart(JobGuardRegistry jobs) {
-		this.jobs = jobs;
-	}
-
-	String instanceId() {
-		return this.jobs.instanceId();
-	}
+/**
+ * {@code jobs} and {@code jobs/{name}} of the endpoint, read through the {@link JobGuardRegistry}.
+ * @param jobs the job records
+ */
+record JobEndpointPart(JobGuardRegistry jobs) {
 
 	List<String> names() {
 		return this.jobs.jobs().stream().map(GuardedJob::name).toList();

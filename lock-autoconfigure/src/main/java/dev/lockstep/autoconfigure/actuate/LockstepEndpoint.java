@@ -46,8 +46,8 @@ import dev.lockstep.ratelimit.RedisRateLimiter;
  * Each feature answers for its own paths ({@code LockEndpointPart}, {@code JobEndpointPart},
  * {@code QueueEndpointPart}, {@code LimitEndpointPart}), reading through the features' registries
  * ({@link LockStateRegistry}, {@link JobGuardRegistry}, {@link SerialQueueRegistry}).
- * Reading costs Redis a few {@code GET}/{@code LRANGE} calls per job, one read-only script per key
- * asked for or waited on; nothing scans the key space.
+ * Reading costs Redis one read-only script per job record, per key asked for or waited on; nothing
+ * scans the key space. Each read waits at most {@code lockstep.command-timeout}.
  * <p>
  * Read-only unless the application says otherwise: the operations that change Redis (a dead task's
  * redrive, {@code POST}, and discard, {@code DELETE}) are there only with
@@ -91,12 +91,12 @@ public final class LockstepEndpoint {
 
 	@ReadOperation
 	public Overview overview() {
-		return new Overview((this.locks != null) ? this.locks.instanceId() : null,
-				(this.jobs != null) ? this.jobs.instanceId() : null, this.redisMode,
+		return new Overview((this.locks != null) ? this.locks.registry().instanceId() : null,
+				(this.jobs != null) ? this.jobs.jobs().instanceId() : null, this.redisMode,
 				(this.jobs != null) ? this.jobs.names() : List.of(),
 				(this.losses != null) ? this.losses.losses().size() : null,
 				(this.losses != null) ? this.losses.window() : null,
-				(this.queues != null) ? this.queues.listenedQueues() : List.of());
+				(this.queues != null) ? this.queues.queues().listenedQueues() : List.of());
 	}
 
 	/**

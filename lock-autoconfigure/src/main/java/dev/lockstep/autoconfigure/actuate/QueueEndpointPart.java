@@ -12,27 +12,15 @@ import dev.lockstep.SerialQueueRegistry;
  * {@code queues} and {@code queues/{name}} of the endpoint, read through the
  * {@link SerialQueueRegistry}; a dead task's redrive and discard go through the same bean's
  * {@link SerialQueue} API.
+ * @param queues the serial queues' views
  */
-final class QueueEndpointPart {
+record QueueEndpointPart(SerialQueueRegistry queues) {
 
 	/** How many dead letters {@code queues/{name}} shows. */
 	static final int DEAD_LETTERS_SHOWN = 20;
 
 	/** How many running and waiting groups {@code queues/{name}} reads, of each. */
 	static final int GROUPS_SHOWN = 20;
-
-	private final SerialQueueRegistry queues;
-
-	private final @Nullable SerialQueue changes;
-
-	QueueEndpointPart(SerialQueueRegistry queues) {
-		this.queues = queues;
-		this.changes = (queues instanceof SerialQueue queue) ? queue : null;
-	}
-
-	List<String> listenedQueues() {
-		return this.queues.listenedQueues();
-	}
 
 	/** {@code queues} (no name) or {@code queues/{name}}; a queue that looks like a typo is not found. */
 	@Nullable Object read(@Nullable String name) {
@@ -53,13 +41,13 @@ final class QueueEndpointPart {
 	}
 
 	LockstepEndpoint.@Nullable Redriven redrive(String name, String taskId) {
-		return (this.changes != null) ? new LockstepEndpoint.Redriven(name, taskId, this.changes.redrive(name, taskId))
-				: null;
+		return (this.queues instanceof SerialQueue queue)
+				? new LockstepEndpoint.Redriven(name, taskId, queue.redrive(name, taskId)) : null;
 	}
 
 	LockstepEndpoint.@Nullable Discarded discard(String name, String taskId) {
-		return (this.changes != null)
-				? new LockstepEndpoint.Discarded(name, taskId, this.changes.discard(name, taskId)) : null;
+		return (this.queues instanceof SerialQueue queue)
+				? new LockstepEndpoint.Discarded(name, taskId, queue.discard(name, taskId)) : null;
 	}
 
 }
