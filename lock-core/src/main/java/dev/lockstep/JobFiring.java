@@ -5,7 +5,7 @@ import java.util.Optional;
 
 import org.jspecify.annotations.Nullable;
 
-import dev.lockstep.job.GuardedRuns;
+import dev.lockstep.internal.ThreadScoped;
 
 /**
  * The firing of a {@code @JobGuard} job that the current thread is running: read it inside the
@@ -32,7 +32,7 @@ public record JobFiring(String job, @Nullable Instant slot, String instance, int
 
 	/** The guarded run the current thread is in, if any. */
 	public static Optional<JobFiring> current() {
-		return Optional.ofNullable(GuardedRuns.current());
+		return Optional.ofNullable(ThreadScoped.of(JobFiring.class).current());
 	}
 
 	/** Whether this run is a takeover of a slot left to another instance. */

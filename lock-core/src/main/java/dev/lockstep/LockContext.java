@@ -2,7 +2,7 @@ package dev.lockstep;
 
 import java.util.Optional;
 
-import dev.lockstep.lock.ThreadLocks;
+import dev.lockstep.internal.ThreadHolds;
 
 /**
  * The locks the current thread holds, for code running inside a {@code @DistributedLock} method
@@ -15,7 +15,7 @@ public final class LockContext {
 
 	/** The most recently acquired lock the current thread still holds, if any. */
 	public static Optional<LockHandle> current() {
-		return ThreadLocks.current();
+		return ThreadHolds.current();
 	}
 
 }

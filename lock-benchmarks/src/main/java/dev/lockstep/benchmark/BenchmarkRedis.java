@@ -5,6 +5,13 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicLong;
 
+import org.redisson.Redisson;
+import org.redisson.api.RedissonClient;
+import org.redisson.config.Config;
+
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
 import dev.lockstep.testing.RedisBinary;
 import dev.lockstep.testing.RedisServer;
 
@@ -37,6 +44,26 @@ final class BenchmarkRedis implements AutoCloseable {
 
 	int port() {
 		return this.server.port();
+	}
+
+	/** A Lettuce connection factory of its own to this server, started: each client measured has its own. */
+	LettuceConnectionFactory connect() {
+		return connect(host(), port());
+	}
+
+	/** A Lettuce connection factory of its own to {@code host:port}, started (in a worker process, which has only those). */
+	static LettuceConnectionFactory connect(String host, int port) {
+		LettuceConnectionFactory factory = new LettuceConnectionFactory(new RedisStandaloneConfiguration(host, port));
+		factory.afterPropertiesSet();
+		factory.start();
+		return factory;
+	}
+
+	/** A Redisson client of its own to {@code host:port} (single server). */
+	static RedissonClient redisson(String host, int port) {
+		Config config = new Config();
+		config.useSingleServer().setAddress("redis://" + host + ":" + port);
+		return Redisson.create(config);
 	}
 
 	Path binary() {

@@ -13,23 +13,10 @@ final class DistinctKeysScenario implements Scenario {
 	private static final Metric PAIRS = Metric.rate("pairs/s");
 
 	@Override
-	public String id() {
-		return "B";
-	}
-
-	@Override
-	public String description() {
-		return THREADS + " threads on distinct keys, one client: acquire+release pairs per second";
-	}
-
-	@Override
-	public List<Library> libraries() {
-		return List.of(Library.LOCKSTEP, Library.RAW, Library.REDISSON, Library.REGISTRY_PUB_SUB);
-	}
-
-	@Override
-	public List<Metric> metrics() {
-		return List.of(PAIRS);
+	public Definition definition() {
+		return new Definition("B", THREADS + " threads on distinct keys, one client: acquire+release pairs per second",
+				List.of(Library.LOCKSTEP, Library.RAW, Library.REDISSON, Library.REGISTRY_PUB_SUB),
+				List.of(PAIRS));
 	}
 
 	@Override

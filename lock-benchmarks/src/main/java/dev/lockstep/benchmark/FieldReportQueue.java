@@ -29,7 +29,7 @@ final class FieldReportQueue {
 	}
 
 	static QueueMeasurement run(String name, QueueWorkload workload, BenchmarkRedis redis, Duration limit) throws Exception {
-		LettuceConnectionFactory connections = SerialQueueScenario.connect(redis);
+		LettuceConnectionFactory connections = redis.connect();
 		try {
 			StringRedisTemplate template = new StringRedisTemplate(connections);
 			template.afterPropertiesSet();

@@ -21,24 +21,12 @@ final class HandoffLatencyScenario implements Scenario {
 	static final Metric P99 = Metric.latencyPercentile("p99 hand-off ms", 99);
 
 	@Override
-	public String id() {
-		return "D";
-	}
-
-	@Override
-	public String description() {
-		return "hand-off latency from the holder's release call to a blocked waiter on another client holding the lock";
-	}
-
-	@Override
-	public List<Library> libraries() {
+	public Definition definition() {
 		// a busy-spinning waiter is never blocked, so the raw lock has no place here
-		return List.of(Library.LOCKSTEP, Library.REDISSON, Library.REGISTRY_PUB_SUB, Library.REGISTRY_SPIN);
-	}
-
-	@Override
-	public List<Metric> metrics() {
-		return List.of(P50, P99, Metric.overlaps());
+		return new Definition("D",
+				"hand-off latency from the holder's release call to a blocked waiter on another client holding the lock",
+				List.of(Library.LOCKSTEP, Library.REDISSON, Library.REGISTRY_PUB_SUB, Library.REGISTRY_SPIN),
+				List.of(P50, P99, Metric.overlaps()));
 	}
 
 	@Override

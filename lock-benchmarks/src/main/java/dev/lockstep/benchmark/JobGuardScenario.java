@@ -32,26 +32,14 @@ final class JobGuardScenario implements Scenario {
 	}
 
 	@Override
-	public String id() {
-		return this.cron ? "F-CRON" : "F";
-	}
-
-	@Override
-	public String description() {
-		return "job guard overhead per firing of an empty job, one thread, one instance: "
-				+ (this.cron ? "cron firings, each with a slot of its own"
+	public Definition definition() {
+		return new Definition(this.cron ? "F-CRON" : "F",
+				"job guard overhead per firing of an empty job, one thread, one instance: " + (this.cron
+						? "cron firings, each with a slot of its own"
 						: "firings without a cron slot (a direct call through the proxy; fixed-rate and fixed-delay firings "
-								+ "take the same path)");
-	}
-
-	@Override
-	public List<Library> libraries() {
-		return List.of(Library.LOCKSTEP, Library.SHEDLOCK);
-	}
-
-	@Override
-	public List<Metric> metrics() {
-		return List.of(FIRINGS, P50, P99, CPU, REDIS_CPU, COMMANDS);
+								+ "take the same path)"),
+				List.of(Library.LOCKSTEP, Library.SHEDLOCK),
+				List.of(FIRINGS, P50, P99, CPU, REDIS_CPU, COMMANDS));
 	}
 
 	@Override

@@ -21,24 +21,12 @@ final class KeyMemoryScenario implements Scenario {
 	static final Metric KEYS_LEFT = Metric.count("Redis keys left");
 
 	@Override
-	public String id() {
-		return "H-KEYS";
-	}
-
-	@Override
-	public String description() {
-		return KEYS + " distinct keys locked and released once (16 threads, one client), then the client closed: "
-				+ "what is left in Redis";
-	}
-
-	@Override
-	public List<Library> libraries() {
-		return List.of(Library.LOCKSTEP, Library.REDISSON, Library.REGISTRY_PUB_SUB);
-	}
-
-	@Override
-	public List<Metric> metrics() {
-		return List.of(KEYS_LEFT, MEMORY_LEFT);
+	public Definition definition() {
+		return new Definition("H-KEYS",
+				KEYS + " distinct keys locked and released once (16 threads, one client), then the client closed: "
+						+ "what is left in Redis",
+				List.of(Library.LOCKSTEP, Library.REDISSON, Library.REGISTRY_PUB_SUB),
+				List.of(KEYS_LEFT, MEMORY_LEFT));
 	}
 
 	@Override

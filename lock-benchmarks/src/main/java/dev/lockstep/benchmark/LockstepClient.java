@@ -2,14 +2,17 @@ package dev.lockstep.benchmark;
 
 import java.time.Duration;
 
-import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import dev.lockstep.LockHandle;
 import dev.lockstep.lock.RedisLockService;
 
-/** Lockstep: a {@link RedisLockService} on a Lettuce connection factory of its own. */
-final class LockstepClient implements LockClient {
+/**
+ * Lockstep: a {@link RedisLockService} on a Lettuce connection factory of its own; its locks, and
+ * its permits ({@link RedisLockService#acquirePermit}: watchdog-renewed lease, FIFO event-driven
+ * wait), released by closing the handle.
+ */
+final class LockstepClient implements LockClient, PermitClient {
 
 	/** Longer than any wait a working run produces; a wait this long means something is broken. */
 	private static final Duration WAIT = Duration.ofMinutes(1);
@@ -19,9 +22,7 @@ final class LockstepClient implements LockClient {
 	private final RedisLockService locks;
 
 	LockstepClient(BenchmarkRedis redis) {
-		this.connections = new LettuceConnectionFactory(new RedisStandaloneConfiguration(redis.host(), redis.port()));
-		this.connections.afterPropertiesSet();
-		this.connections.start();
+		this.connections = redis.connect();
 		this.locks = new RedisLockService(this.connections);
 		this.locks.setKeyPrefix("bench:");
 		this.locks.start();
@@ -30,6 +31,12 @@ final class LockstepClient implements LockClient {
 	@Override
 	public Hold lock(String key) {
 		LockHandle handle = this.locks.acquire(key, WAIT);
+		return handle::close;
+	}
+
+	@Override
+	public Permit acquire(String key) {
+		LockHandle handle = this.locks.acquirePermit(key, PermitScenario.PERMITS, WAIT);
 		return handle::close;
 	}
 

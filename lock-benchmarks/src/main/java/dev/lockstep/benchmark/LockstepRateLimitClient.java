@@ -1,6 +1,5 @@
 package dev.lockstep.benchmark;
 
-import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import dev.lockstep.ratelimit.RedisRateLimiter;
@@ -13,9 +12,7 @@ final class LockstepRateLimitClient implements RateLimitClient {
 	private final RedisRateLimiter limiter;
 
 	LockstepRateLimitClient(BenchmarkRedis redis) {
-		this.connections = new LettuceConnectionFactory(new RedisStandaloneConfiguration(redis.host(), redis.port()));
-		this.connections.afterPropertiesSet();
-		this.connections.start();
+		this.connections = redis.connect();
 		this.limiter = new RedisRateLimiter(this.connections);
 		this.limiter.setKeyPrefix("bench:");
 	}

@@ -2,7 +2,6 @@ package dev.lockstep.benchmark;
 
 import java.time.Duration;
 
-import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import dev.lockstep.SerialGroups;
@@ -22,9 +21,7 @@ final class LockstepSerialGroupClient implements SerialGroupClient {
 	private final SerialGroups groups;
 
 	LockstepSerialGroupClient(String host, int port) {
-		this.connections = new LettuceConnectionFactory(new RedisStandaloneConfiguration(host, port));
-		this.connections.afterPropertiesSet();
-		this.connections.start();
+		this.connections = BenchmarkRedis.connect(host, port);
 		this.locks = new RedisLockService(this.connections);
 		this.locks.setKeyPrefix("bench:");
 		this.locks.start();

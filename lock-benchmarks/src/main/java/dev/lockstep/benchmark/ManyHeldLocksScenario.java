@@ -21,24 +21,11 @@ final class ManyHeldLocksScenario implements Scenario {
 	static final Metric CPU_PER_SECOND = Metric.cost("Redis CPU ms/s while holding");
 
 	@Override
-	public String id() {
-		return "H-HELD";
-	}
-
-	@Override
-	public String description() {
-		return LOCKS + " locks held by one client for " + HOLD.toSeconds()
-				+ " s with the library's watchdog (default lease): what keeping them costs Redis";
-	}
-
-	@Override
-	public List<Library> libraries() {
-		return List.of(Library.LOCKSTEP, Library.REDISSON);
-	}
-
-	@Override
-	public List<Metric> metrics() {
-		return List.of(COMMANDS_PER_SECOND, CPU_PER_SECOND);
+	public Definition definition() {
+		return new Definition("H-HELD", LOCKS + " locks held by one client for " + HOLD.toSeconds()
+						+ " s with the library's watchdog (default lease): what keeping them costs Redis",
+				List.of(Library.LOCKSTEP, Library.REDISSON),
+				List.of(COMMANDS_PER_SECOND, CPU_PER_SECOND));
 	}
 
 	@Override

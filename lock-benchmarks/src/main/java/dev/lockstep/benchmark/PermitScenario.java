@@ -51,24 +51,12 @@ final class PermitScenario implements Scenario {
 	static final Metric KEYS_LEFT = Metric.count("Redis keys left");
 
 	@Override
-	public String id() {
-		return "I-PERMIT";
-	}
-
-	@Override
-	public String description() {
-		return THREADS + " threads over " + CLIENTS + " clients on one key's " + PERMITS + " permits, each held ~"
-				+ HOLD.toMillis() + " ms; then the keys left 2 s after the clients close";
-	}
-
-	@Override
-	public List<Library> libraries() {
-		return List.of(Library.LOCKSTEP, Library.REDISSON_PERMITS);
-	}
-
-	@Override
-	public List<Metric> metrics() {
-		return List.of(ACQUISITIONS, COMMANDS, REDIS_CPU, JVM_CPU, MOST_INSIDE, Metric.overlaps(), KEYS_LEFT);
+	public Definition definition() {
+		return new Definition("I-PERMIT",
+				THREADS + " threads over " + CLIENTS + " clients on one key's " + PERMITS + " permits, each held ~"
+						+ HOLD.toMillis() + " ms; then the keys left 2 s after the clients close",
+				List.of(Library.LOCKSTEP, Library.REDISSON_PERMITS),
+				List.of(ACQUISITIONS, COMMANDS, REDIS_CPU, JVM_CPU, MOST_INSIDE, Metric.overlaps(), KEYS_LEFT));
 	}
 
 	@Override
@@ -116,7 +104,7 @@ final class PermitScenario implements Scenario {
 
 	private static PermitClient connect(Library library, BenchmarkRedis redis) {
 		return switch (library) {
-			case LOCKSTEP -> new LockstepPermitClient(redis);
+			case LOCKSTEP -> new LockstepClient(redis);
 			case REDISSON_PERMITS -> new RedissonPermitClient(redis);
 			default -> throw new IllegalArgumentException(library.title() + " has no permits here");
 		};

@@ -51,24 +51,10 @@ final class QueueCostScenario implements Scenario {
 	private final List<GroupWorkerProcess> workers = new ArrayList<>();
 
 	@Override
-	public String id() {
-		return "Q";
-	}
-
-	@Override
-	public String description() {
-		return TASKS + " tasks of no work through one queue, 2 worker processes x 8 (Lockstep over " + GROUPS
-				+ " groups, BullMQ without groups): throughput, Redis cost, memory per waiting task";
-	}
-
-	@Override
-	public List<Library> libraries() {
-		return List.of(Library.LOCKSTEP, Library.BULLMQ);
-	}
-
-	@Override
-	public List<Metric> metrics() {
-		return List.of(TASKS_PER_SECOND, CPU, COMMANDS, MEMORY, EMPTY_TAKES, OUT_OF_ORDER);
+	public Definition definition() {
+		return new Definition("Q", TASKS + " tasks of no work through one queue, 2 worker processes x 8 (Lockstep over " + GROUPS
+				+ " groups, BullMQ without groups): throughput, Redis cost, memory per waiting task",
+				List.of(Library.LOCKSTEP, Library.BULLMQ), List.of(TASKS_PER_SECOND, CPU, COMMANDS, MEMORY, EMPTY_TAKES, OUT_OF_ORDER));
 	}
 
 	@Override
@@ -151,7 +137,7 @@ final class QueueCostScenario implements Scenario {
 			new BullMqDriver(redis).fill(queue, tasks, GROUPS);
 		}
 		else {
-			LettuceConnectionFactory connections = SerialQueueScenario.connect(redis);
+			LettuceConnectionFactory connections = redis.connect();
 			try {
 				RedisSerialQueue submitter = new RedisSerialQueue(connections, JSON);
 				submitter.setKeyPrefix(SerialQueueScenario.KEY_PREFIX);

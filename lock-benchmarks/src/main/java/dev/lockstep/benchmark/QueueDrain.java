@@ -57,7 +57,7 @@ final class QueueDrain {
 
 	static Drained lockstep(BenchmarkRedis redis, List<GroupWorkerProcess> workers, String queue, int tasks, int groups,
 			Duration deduplicationWindow) throws Exception {
-		LettuceConnectionFactory connections = SerialQueueScenario.connect(redis);
+		LettuceConnectionFactory connections = redis.connect();
 		RedisSerialQueue submitter = new RedisSerialQueue(connections, JSON);
 		submitter.setKeyPrefix(SerialQueueScenario.KEY_PREFIX);
 		try {

@@ -32,23 +32,7 @@ final class QueueScaleScenario implements Scenario {
 	}
 
 	@Override
-	public String id() {
-		return "Q-SCALE";
-	}
-
-	@Override
-	public String description() {
-		return "Q's " + QueueCostScenario.TASKS + " tasks on Lockstep's queue over 10, 1,000 and 100,000 groups: flat as groups grow, "
-				+ "nothing left once drained";
-	}
-
-	@Override
-	public List<Library> libraries() {
-		return List.of(Library.LOCKSTEP);
-	}
-
-	@Override
-	public List<Metric> metrics() {
+	public Definition definition() {
 		List<Metric> metrics = new ArrayList<>();
 		for (int groups : GROUPS) {
 			metrics.add(tasksPerSecond(groups));
@@ -58,7 +42,8 @@ final class QueueScaleScenario implements Scenario {
 		}
 		metrics.add(KEYS_LEFT);
 		metrics.add(MEMORY_LEFT);
-		return metrics;
+		return new Definition("Q-SCALE", "Q's " + QueueCostScenario.TASKS + " tasks on Lockstep's queue over 10, 1,000 and 100,000 "
+				+ "groups: flat as groups grow, nothing left once drained", List.of(Library.LOCKSTEP), metrics);
 	}
 
 	@Override

@@ -17,7 +17,6 @@ import com.sun.management.OperatingSystemMXBean;
 import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.json.JsonMapper;
 
-import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import dev.lockstep.queue.QueueSettings;
@@ -106,9 +105,7 @@ public final class QueueWorker {
 
 	private void listen(String name, int workers, Duration deduplicationWindow) {
 		stop();
-		LettuceConnectionFactory factory = new LettuceConnectionFactory(new RedisStandaloneConfiguration(this.host, this.port));
-		factory.afterPropertiesSet();
-		factory.start();
+		LettuceConnectionFactory factory = BenchmarkRedis.connect(this.host, this.port);
 		RedisSerialQueue serialQueue = new RedisSerialQueue(factory, JSON);
 		serialQueue.setKeyPrefix(SerialQueueScenario.KEY_PREFIX);
 		QueueSettings defaults = QueueSettings.DEFAULTS;

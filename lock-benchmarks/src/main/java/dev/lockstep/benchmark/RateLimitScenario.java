@@ -50,24 +50,11 @@ final class RateLimitScenario implements Scenario {
 	static final Metric KEYS_LEFT = Metric.count("Redis keys left");
 
 	@Override
-	public String id() {
-		return "I-RATE";
-	}
-
-	@Override
-	public String description() {
-		return "one key's limit of " + LIMIT + "/s called by " + THREADS + " threads over " + CLIENTS
-				+ " clients as fast as they can; then " + KEYS + " keys called once and the keys left after the clients close";
-	}
-
-	@Override
-	public List<Library> libraries() {
-		return List.of(Library.LOCKSTEP, Library.REDISSON_RATE_LIMITER, Library.BUCKET4J);
-	}
-
-	@Override
-	public List<Metric> metrics() {
-		return List.of(CALLS, COMMANDS, REDIS_CPU, JVM_CPU, ALLOWED, ACCURACY, KEYS_LEFT);
+	public Definition definition() {
+		return new Definition("I-RATE", "one key's limit of " + LIMIT + "/s called by " + THREADS + " threads over " + CLIENTS
+						+ " clients as fast as they can; then " + KEYS + " keys called once and the keys left after the clients close",
+				List.of(Library.LOCKSTEP, Library.REDISSON_RATE_LIMITER, Library.BUCKET4J),
+				List.of(CALLS, COMMANDS, REDIS_CPU, JVM_CPU, ALLOWED, ACCURACY, KEYS_LEFT));
 	}
 
 	@Override

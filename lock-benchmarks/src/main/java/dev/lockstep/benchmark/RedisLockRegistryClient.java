@@ -3,7 +3,6 @@ package dev.lockstep.benchmark;
 import java.util.Locale;
 import java.util.concurrent.locks.Lock;
 
-import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.integration.redis.util.RedisLockRegistry;
 import org.springframework.integration.redis.util.RedisLockRegistry.RedisLockType;
@@ -20,9 +19,7 @@ final class RedisLockRegistryClient implements LockClient {
 	private final RedisLockRegistry registry;
 
 	RedisLockRegistryClient(BenchmarkRedis redis, RedisLockType type) {
-		this.connections = new LettuceConnectionFactory(new RedisStandaloneConfiguration(redis.host(), redis.port()));
-		this.connections.afterPropertiesSet();
-		this.connections.start();
+		this.connections = redis.connect();
 		// one registry key per mode: the two modes never share a lock
 		this.registry = new RedisLockRegistry(this.connections, "bench-registry-" + type.name().toLowerCase(Locale.ROOT));
 		this.registry.setRedisLockType(type);

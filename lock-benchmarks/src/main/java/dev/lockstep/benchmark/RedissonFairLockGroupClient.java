@@ -1,9 +1,7 @@
 package dev.lockstep.benchmark;
 
-import org.redisson.Redisson;
 import org.redisson.api.RLock;
 import org.redisson.api.RedissonClient;
-import org.redisson.config.Config;
 
 import dev.lockstep.SerialGroups;
 
@@ -16,9 +14,7 @@ final class RedissonFairLockGroupClient implements SerialGroupClient {
 	private final RedissonClient client;
 
 	RedissonFairLockGroupClient(String host, int port) {
-		Config config = new Config();
-		config.useSingleServer().setAddress("redis://" + host + ":" + port);
-		this.client = Redisson.create(config);
+		this.client = BenchmarkRedis.redisson(host, port);
 	}
 
 	@Override

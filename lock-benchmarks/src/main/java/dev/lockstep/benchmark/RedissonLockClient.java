@@ -1,9 +1,7 @@
 package dev.lockstep.benchmark;
 
-import org.redisson.Redisson;
 import org.redisson.api.RLock;
 import org.redisson.api.RedissonClient;
-import org.redisson.config.Config;
 
 /** Redisson's {@link RLock} (its default, non-fair lock with the watchdog lease), default settings. */
 final class RedissonLockClient implements LockClient {
@@ -11,9 +9,7 @@ final class RedissonLockClient implements LockClient {
 	private final RedissonClient client;
 
 	RedissonLockClient(BenchmarkRedis redis) {
-		Config config = new Config();
-		config.useSingleServer().setAddress("redis://" + redis.host() + ":" + redis.port());
-		this.client = Redisson.create(config);
+		this.client = BenchmarkRedis.redisson(redis.host(), redis.port());
 	}
 
 	@Override

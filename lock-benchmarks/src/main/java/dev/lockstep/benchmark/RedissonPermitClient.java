@@ -5,10 +5,8 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
-import org.redisson.Redisson;
 import org.redisson.api.RPermitExpirableSemaphore;
 import org.redisson.api.RedissonClient;
-import org.redisson.config.Config;
 
 /**
  * Redisson's {@link RPermitExpirableSemaphore}, as its documentation sets one up:
@@ -25,9 +23,7 @@ final class RedissonPermitClient implements PermitClient {
 	private final Map<String, RPermitExpirableSemaphore> semaphores = new ConcurrentHashMap<>();
 
 	RedissonPermitClient(BenchmarkRedis redis) {
-		Config config = new Config();
-		config.useSingleServer().setAddress("redis://" + redis.host() + ":" + redis.port());
-		this.client = Redisson.create(config);
+		this.client = BenchmarkRedis.redisson(redis.host(), redis.port());
 	}
 
 	@Override

@@ -4,11 +4,9 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
-import org.redisson.Redisson;
 import org.redisson.api.RRateLimiter;
 import org.redisson.api.RateType;
 import org.redisson.api.RedissonClient;
-import org.redisson.config.Config;
 
 /**
  * Redisson's {@link RRateLimiter}, as its documentation sets one up: {@code trySetRate(OVERALL,
@@ -23,9 +21,7 @@ final class RedissonRateLimitClient implements RateLimitClient {
 	private final Map<String, RRateLimiter> limiters = new ConcurrentHashMap<>();
 
 	RedissonRateLimitClient(BenchmarkRedis redis) {
-		Config config = new Config();
-		config.useSingleServer().setAddress("redis://" + redis.host() + ":" + redis.port());
-		this.client = Redisson.create(config);
+		this.client = BenchmarkRedis.redisson(redis.host(), redis.port());
 	}
 
 	@Override

@@ -9,17 +9,28 @@ import java.util.List;
  */
 interface Scenario {
 
+	/** What the scenario is: its name, what it measures, the libraries it compares and its figures. */
+	Definition definition();
+
 	/** Short name in the table and for {@code --scenarios}, e.g. {@code C16}. */
-	String id();
+	default String id() {
+		return definition().id();
+	}
 
 	/** What the scenario measures, in one line of the report. */
-	String description();
+	default String description() {
+		return definition().description();
+	}
 
 	/** The libraries it compares; {@link Library#LOCKSTEP} among them, for the ratios. */
-	List<Library> libraries();
+	default List<Library> libraries() {
+		return definition().libraries();
+	}
 
 	/** Its figures, one table row each, in order. */
-	List<Metric> metrics();
+	default List<Metric> metrics() {
+		return definition().metrics();
+	}
 
 	/**
 	 * Measures one library once: opens the clients it needs, runs the workload and closes them,
@@ -34,6 +45,16 @@ interface Scenario {
 
 	/** Releases what the scenario kept from round to round, such as child JVMs; called once, after the last round. */
 	default void close() {
+	}
+
+	/**
+	 * What a scenario is.
+	 * @param id short name in the table and for {@code --scenarios}, e.g. {@code C16}
+	 * @param description what the scenario measures, in one line of the report
+	 * @param libraries the libraries it compares; {@link Library#LOCKSTEP} among them, for the ratios
+	 * @param metrics its figures, one table row each, in order
+	 */
+	record Definition(String id, String description, List<Library> libraries, List<Metric> metrics) {
 	}
 
 }

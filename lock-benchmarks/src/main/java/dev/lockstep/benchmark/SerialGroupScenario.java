@@ -72,27 +72,14 @@ final class SerialGroupScenario implements Scenario {
 	private final Set<Library> warmed = EnumSet.noneOf(Library.class);
 
 	@Override
-	public String id() {
-		return "E";
-	}
-
-	@Override
-	public String description() {
-		return String.format(Locale.ROOT,
-				"serial groups: %d groups x %d tasks of %d ms from %d JVMs x %d threads, every other task of a group "
-						+ "on the other JVM; makespan against the ideal of %d ms",
-				GROUPS, TASKS_PER_GROUP, WORK_MICROS / 1000, JVMS, THREADS, job("ideal").idealMicros() / 1000);
-	}
-
-	@Override
-	public List<Library> libraries() {
-		return List.of(Library.LOCKSTEP, Library.REDISSON_FAIR);
-	}
-
-	@Override
-	public List<Metric> metrics() {
-		return List.of(MAKESPAN, VERSUS_IDEAL, SLOWEST, FASTEST, FREE_LOCK_FLOOR, WORKER_CPU, REDIS_CPU, COMMANDS, OUT_OF_ORDER,
-				Metric.overlaps());
+	public Definition definition() {
+		return new Definition("E", String.format(Locale.ROOT,
+						"serial groups: %d groups x %d tasks of %d ms from %d JVMs x %d threads, every other task of a group "
+								+ "on the other JVM; makespan against the ideal of %d ms",
+						GROUPS, TASKS_PER_GROUP, WORK_MICROS / 1000, JVMS, THREADS, job("ideal").idealMicros() / 1000),
+				List.of(Library.LOCKSTEP, Library.REDISSON_FAIR),
+				List.of(MAKESPAN, VERSUS_IDEAL, SLOWEST, FASTEST, FREE_LOCK_FLOOR, WORKER_CPU, REDIS_CPU, COMMANDS, OUT_OF_ORDER,
+						Metric.overlaps()));
 	}
 
 	@Override

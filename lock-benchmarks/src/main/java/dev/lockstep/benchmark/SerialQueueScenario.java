@@ -12,7 +12,6 @@ import java.util.concurrent.locks.LockSupport;
 
 import tools.jackson.databind.json.JsonMapper;
 
-import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import dev.lockstep.QueueStats;
@@ -61,13 +60,7 @@ final class SerialQueueScenario implements Scenario {
 	/** The libraries that have run since the worker JVMs started. */
 	private final java.util.Set<Library> warmed = java.util.EnumSet.noneOf(Library.class);
 
-	@Override
-	public String id() {
-		return "G";
-	}
-
-	@Override
-	public String description() {
+	private String describe() {
 		QueueWorkload full = QueueWorkload.full();
 		return String.format(Locale.ROOT, "serial queue: 1 hot group of %d tasks and %d cold groups of %d, %d ms each; "
 				+ "the queue on %d JVMs x %d workers, the blocking designs on %d threads; ideal %d ms",
@@ -76,13 +69,10 @@ final class SerialQueueScenario implements Scenario {
 	}
 
 	@Override
-	public List<Library> libraries() {
-		return List.of(Library.LOCKSTEP, Library.LOCKSTEP_SERIAL_GROUP, Library.REDISSON_FAIR, Library.FIELD_REPORT_QUEUE);
-	}
-
-	@Override
-	public List<Metric> metrics() {
-		return List.of(MAKESPAN, VERSUS_IDEAL, COLD_P99, COMMANDS, QueueCostScenario.EMPTY_TAKES, OUT_OF_ORDER, Metric.overlaps());
+	public Definition definition() {
+		return new Definition("G", describe(),
+				List.of(Library.LOCKSTEP, Library.LOCKSTEP_SERIAL_GROUP, Library.REDISSON_FAIR, Library.FIELD_REPORT_QUEUE),
+				List.of(MAKESPAN, VERSUS_IDEAL, COLD_P99, COMMANDS, QueueCostScenario.EMPTY_TAKES, OUT_OF_ORDER, Metric.overlaps()));
 	}
 
 	@Override
@@ -128,7 +118,7 @@ final class SerialQueueScenario implements Scenario {
 	private QueueMeasurement queue(String name, QueueWorkload workload, BenchmarkRedis redis) throws Exception {
 		List<GroupWorkerProcess> jvms = workers(redis);
 		sendAll(jvms, "listen " + name + " " + WORKERS_PER_JVM, "listening");
-		LettuceConnectionFactory connections = connect(redis);
+		LettuceConnectionFactory connections = redis.connect();
 		RedisSerialQueue submitter = new RedisSerialQueue(connections, JSON);
 		submitter.setKeyPrefix(KEY_PREFIX);
 		try {
@@ -213,13 +203,6 @@ final class SerialQueueScenario implements Scenario {
 			CommandCounts commands = redis.commandsExecuted().since(before);
 			return new QueueMeasurement(start, new ArrayList<>(runs), commands.total(), commands.per(workload.tasks()));
 		}
-	}
-
-	static LettuceConnectionFactory connect(BenchmarkRedis redis) {
-		LettuceConnectionFactory factory = new LettuceConnectionFactory(new RedisStandaloneConfiguration(redis.host(), redis.port()));
-		factory.afterPropertiesSet();
-		factory.start();
-		return factory;
 	}
 
 	private List<GroupWorkerProcess> workers(BenchmarkRedis redis) {

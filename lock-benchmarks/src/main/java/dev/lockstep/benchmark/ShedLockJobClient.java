@@ -9,7 +9,6 @@ import net.javacrumbs.shedlock.core.LockConfiguration;
 import net.javacrumbs.shedlock.core.LockingTaskExecutor;
 import net.javacrumbs.shedlock.provider.redis.spring.RedisLockProvider;
 
-import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 /**
@@ -29,9 +28,7 @@ final class ShedLockJobClient implements GuardedJobClient {
 
 	/** @param environment the provider's environment, the middle part of its keys */
 	ShedLockJobClient(BenchmarkRedis redis, String environment) {
-		this.connections = new LettuceConnectionFactory(new RedisStandaloneConfiguration(redis.host(), redis.port()));
-		this.connections.afterPropertiesSet();
-		this.connections.start();
+		this.connections = redis.connect();
 		this.executor = new DefaultLockingTaskExecutor(new RedisLockProvider(this.connections, environment));
 	}
 

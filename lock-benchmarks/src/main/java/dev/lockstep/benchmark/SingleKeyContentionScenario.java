@@ -24,23 +24,10 @@ final class SingleKeyContentionScenario implements Scenario {
 	static final Metric COMMANDS = Metric.cost("Redis commands/hand-off");
 
 	@Override
-	public String id() {
-		return "C16";
-	}
-
-	@Override
-	public String description() {
-		return CLIENTS + " threads on one key, a client each: hand-offs between threads per second";
-	}
-
-	@Override
-	public List<Library> libraries() {
-		return List.of(Library.LOCKSTEP, Library.RAW, Library.REDISSON, Library.REGISTRY_PUB_SUB);
-	}
-
-	@Override
-	public List<Metric> metrics() {
-		return List.of(HANDOFFS, ACQUISITIONS, WAIT_P99, COMMANDS, Metric.overlaps());
+	public Definition definition() {
+		return new Definition("C16", CLIENTS + " threads on one key, a client each: hand-offs between threads per second",
+				List.of(Library.LOCKSTEP, Library.RAW, Library.REDISSON, Library.REGISTRY_PUB_SUB),
+				List.of(HANDOFFS, ACQUISITIONS, WAIT_P99, COMMANDS, Metric.overlaps()));
 	}
 
 	@Override

@@ -13,24 +13,11 @@ final class UncontendedScenario implements Scenario {
 	private static final Metric COMMANDS = Metric.cost("Redis commands/pair");
 
 	@Override
-	public String id() {
-		return "A";
-	}
-
-	@Override
-	public String description() {
-		return "uncontended acquire+release pairs per second, 1 thread";
-	}
-
-	@Override
-	public List<Library> libraries() {
+	public Definition definition() {
 		// the spin and pub/sub modes of RedisLockRegistry take a free lock the same way
-		return List.of(Library.LOCKSTEP, Library.RAW, Library.REDISSON, Library.REGISTRY_PUB_SUB);
-	}
-
-	@Override
-	public List<Metric> metrics() {
-		return List.of(PAIRS, COMMANDS);
+		return new Definition("A", "uncontended acquire+release pairs per second, 1 thread",
+				List.of(Library.LOCKSTEP, Library.RAW, Library.REDISSON, Library.REGISTRY_PUB_SUB),
+				List.of(PAIRS, COMMANDS));
 	}
 
 	@Override

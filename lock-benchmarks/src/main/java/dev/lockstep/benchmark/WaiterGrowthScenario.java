@@ -20,27 +20,18 @@ final class WaiterGrowthScenario implements Scenario {
 
 	static final Metric GROWTH = Metric.cost("commands/hand-off, 16 over 2 clients");
 
-	@Override
-	public String id() {
-		return "H-WAITERS";
-	}
-
-	@Override
-	public String description() {
-		return "2, 4, 8 and 16 clients on one key: Redis commands per hand-off as waiters grow";
-	}
-
-	@Override
-	public List<Library> libraries() {
-		return List.of(Library.LOCKSTEP, Library.REDISSON, Library.REGISTRY_PUB_SUB);
-	}
-
-	@Override
-	public List<Metric> metrics() {
+	private List<Metric> figures() {
 		List<Metric> metrics = new ArrayList<>(COMMANDS);
 		metrics.add(GROWTH);
 		metrics.add(Metric.overlaps());
 		return metrics;
+	}
+
+	@Override
+	public Definition definition() {
+		return new Definition("H-WAITERS", "2, 4, 8 and 16 clients on one key: Redis commands per hand-off as waiters grow",
+				List.of(Library.LOCKSTEP, Library.REDISSON, Library.REGISTRY_PUB_SUB),
+				figures());
 	}
 
 	@Override

@@ -12,6 +12,8 @@ import org.springframework.beans.factory.config.ConfigurableBeanFactory;
 import org.springframework.core.MethodClassKey;
 import org.springframework.util.ClassUtils;
 
+import dev.lockstep.internal.MethodAttributes;
+
 /**
  * The methods one kind of annotation applies to, each resolved once: the first time a proxy asks
  * about a method of a class, the resolver reads the annotation on the most specific method and

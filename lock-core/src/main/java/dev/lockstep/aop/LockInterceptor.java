@@ -20,7 +20,7 @@ import dev.lockstep.LockNotAcquiredException;
 import dev.lockstep.LockService;
 import dev.lockstep.SerialGroups;
 import dev.lockstep.internal.NotAcquired;
-import dev.lockstep.lock.ThreadLocks;
+import dev.lockstep.internal.ThreadHolds;
 
 /**
  * Runs an annotated method under its lock: the key is evaluated before anything else, the lock
@@ -88,7 +88,7 @@ final class LockInterceptor implements MethodInterceptor {
 		ObservationRegistry observations = observations();
 		LockHandle handle = observedAcquire(method, target, observations);
 		// Lockstep's own service records its holds for LockContext; an application's own one does not
-		boolean entered = ThreadLocks.enter(handle);
+		boolean entered = ThreadHolds.enter(handle);
 		Observation hold = LockObservations.hold(method, observations).start();
 		Object result;
 		try (Observation.Scope scope = hold.openScope()) {
@@ -101,7 +101,7 @@ final class LockInterceptor implements MethodInterceptor {
 			throw ex;
 		}
 		if (method.mayCompleteLater() && result instanceof CompletionStage<?> stage) {
-			ThreadLocks.detach(handle);
+			ThreadHolds.detach(handle);
 			return releaseWhenComplete(stage, new ObservedHandle(handle, hold), method.returnType());
 		}
 		release(handle, entered);
@@ -121,7 +121,7 @@ final class LockInterceptor implements MethodInterceptor {
 
 	private static void release(LockHandle handle, boolean entered) {
 		if (entered) {
-			ThreadLocks.exit(handle);
+			ThreadHolds.exit(handle);
 		}
 		handle.close();
 	}

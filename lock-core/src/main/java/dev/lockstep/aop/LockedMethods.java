@@ -11,6 +11,7 @@ import org.springframework.util.StringUtils;
 import dev.lockstep.annotation.DistributedLock;
 import dev.lockstep.annotation.SerialGroup;
 import dev.lockstep.internal.DurationRules;
+import dev.lockstep.internal.MethodAttributes;
 import dev.lockstep.internal.spel.KeyExpression;
 
 /**

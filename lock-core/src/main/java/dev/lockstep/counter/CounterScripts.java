@@ -7,29 +7,19 @@ import java.util.concurrent.CompletableFuture;
 import io.lettuce.core.ScriptOutputType;
 import org.jspecify.annotations.Nullable;
 
-import dev.lockstep.internal.redis.LuaScript;
+import dev.lockstep.internal.redis.FeatureScripts;
 import dev.lockstep.internal.redis.RedisScripts;
 import dev.lockstep.internal.redis.ScriptSet;
 
 /** The counters' Lua scripts with typed arguments and replies; each call is one round trip. */
-final class CounterScripts {
+final class CounterScripts extends FeatureScripts {
 
-	private static final ScriptSet SCRIPTS = new ScriptSet(CounterScripts.class);
-
-	private static final LuaScript INCREMENT = SCRIPTS.load(ScriptOutputType.MULTI, "counter-increment.lua");
-
-	private static final LuaScript DECREMENT = SCRIPTS.load(ScriptOutputType.INTEGER, "counter-decrement.lua");
-
-	private static final LuaScript CURRENT = SCRIPTS.load(ScriptOutputType.INTEGER, "counter-current.lua");
-
-	private final RedisScripts redis;
+	private static final ScriptSet SCRIPTS = new ScriptSet(CounterScripts.class)
+		.returning(ScriptOutputType.MULTI, "counter-increment.lua")
+		.returning(ScriptOutputType.INTEGER, "counter-decrement.lua", "counter-current.lua");
 
 	CounterScripts(RedisScripts redis) {
-		this.redis = redis;
-	}
-
-	void preload(Duration wait) {
-		SCRIPTS.preload(this.redis, wait);
+		super(redis, SCRIPTS);
 	}
 
 	/**
@@ -40,19 +30,19 @@ final class CounterScripts {
 	CompletableFuture<Incremented> increment(CounterKeys keys, long amount, long limit, @Nullable Duration expiry,
 			@Nullable String idempotencyId, Duration idempotencyWindow) {
 		List<String> scriptKeys = (idempotencyId != null) ? keys.forScripts(idempotencyId) : keys.forScripts();
-		return this.redis.<List<Object>>run(INCREMENT, scriptKeys, List.of(Long.toString(amount), Long.toString(limit),
+		return this.<List<Object>>run("counter-increment.lua", scriptKeys, List.of(Long.toString(amount), Long.toString(limit),
 				Long.toString((expiry != null) ? expiry.toMillis() : 0), Long.toString(idempotencyWindow.toMillis())))
 			.thenApply((reply) -> new Incremented((Long) reply.get(0) == 1L, (Long) reply.get(1)));
 	}
 
 	/** The count after taking {@code amount} off it, never below 0. */
 	CompletableFuture<Long> decrement(CounterKeys keys, long amount) {
-		return this.redis.run(DECREMENT, keys.forScripts(), List.of(Long.toString(amount)));
+		return run("counter-decrement.lua", keys.forScripts(), List.of(Long.toString(amount)));
 	}
 
 	/** The count now; 0 when there is none. */
 	CompletableFuture<Long> current(CounterKeys keys) {
-		return this.redis.run(CURRENT, keys.forScripts(), List.of());
+		return run("counter-current.lua", keys.forScripts(), List.of());
 	}
 
 	/** How an increment went: whether it was added, and the count after it. */

@@ -1,6 +1,5 @@
 package dev.lockstep.job;
 
-import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -8,7 +7,6 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.Function;
 import java.util.function.LongSupplier;
 
 import org.jspecify.annotations.Nullable;
@@ -28,16 +26,7 @@ final class FiringClaims {
 
 	private static final Logger logger = LoggerFactory.getLogger(FiringClaims.class);
 
-	private final JobScripts scripts;
-
-	private final Function<GuardedJob, JobKeys> keys;
-
-	private final String instanceId;
-
-	/** Where Redis is, in words, for the log lines that say it failed. */
-	private final String redis;
-
-	private final Duration commandTimeout;
+	private final GuardContext context;
 
 	private final JobSkips skips;
 
@@ -53,27 +42,23 @@ final class FiringClaims {
 	private final String nonce = Long.toString(36L * 36 * 36 * 36 + ThreadLocalRandom.current().nextLong(36L * 36 * 36 * 36), 36)
 		.substring(1);
 
-	FiringClaims(JobScripts scripts, Function<GuardedJob, JobKeys> keys, String instanceId, String redis,
-			Duration commandTimeout, JobSkips skips, LongSupplier horizonMillis) {
-		this.scripts = scripts;
-		this.keys = keys;
-		this.instanceId = instanceId;
-		this.redis = redis;
-		this.commandTimeout = commandTimeout;
+	FiringClaims(GuardContext context, JobSkips skips, LongSupplier horizonMillis) {
+		this.context = context;
 		this.skips = skips;
 		this.horizonMillis = horizonMillis;
 	}
 
 	@Nullable JobClaim claim(GuardedJob job, @Nullable Long slot, JobScripts.Mode mode, @Nullable String holder) {
 		this.skips.recordUnrecorded(job);
-		String owner = this.instanceId + ":" + this.nonce + Long.toString(this.sequence.incrementAndGet(), 36);
-		CompletableFuture<List<Object>> sent = this.scripts.claim(this.keys.apply(job), this.instanceId, owner,
-				job.lockAtMostFor().toMillis(), slot, mode, holder, JobRunner.livenessMillis(), this.horizonMillis.getAsLong());
+		String owner = this.context.instanceId() + ":" + this.nonce + Long.toString(this.sequence.incrementAndGet(), 36);
+		CompletableFuture<List<Object>> sent = this.context.scripts().claim(this.context.keys(job),
+				this.context.instanceId(), owner, job.lockAtMostFor().toMillis(), slot, mode, holder,
+				JobRunner.livenessMillis(), this.horizonMillis.getAsLong());
 		List<Object> reply = null;
 		String failure = null;
 		String cause = null;
 		try {
-			reply = sent.get(this.commandTimeout.toMillis(), TimeUnit.MILLISECONDS);
+			reply = sent.get(this.context.commandTimeout().toMillis(), TimeUnit.MILLISECONDS);
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
@@ -81,7 +66,8 @@ final class FiringClaims {
 		}
 		catch (TimeoutException ex) {
 			sent.cancel(false);
-			failure = "Redis could not be reached within lockstep.command-timeout (" + DurationText.of(this.commandTimeout) + ")";
+			failure = "Redis could not be reached within lockstep.command-timeout ("
+					+ DurationText.of(this.context.commandTimeout()) + ")";
 			cause = failure;
 		}
 		catch (Exception ex) {
@@ -92,12 +78,12 @@ final class FiringClaims {
 		}
 		if (reply == null) {
 			if (failure != null) {
-				logger.warn("{} failed while claiming a firing of job '{}'; {}: {}", this.redis, job.name(),
+				logger.warn("{} failed while claiming a firing of job '{}'; {}: {}", this.context.redis(), job.name(),
 						(mode == JobScripts.Mode.FIRST) ? "the firing does not run" : "will try again", cause);
 			}
 			// The claim may still reach Redis later: undo it then, so that the slot is not lost and the
 			// guard not held for lockAtMostFor by an owner nobody renews.
-			this.scripts.unclaim(this.keys.apply(job), owner, this.instanceId, slot);
+			this.context.scripts().unclaim(this.context.keys(job), owner, this.context.instanceId(), slot);
 			if (mode == JobScripts.Mode.FIRST && failure != null) {
 				this.skips.skippedUnrecorded(job, slot, failure);
 			}

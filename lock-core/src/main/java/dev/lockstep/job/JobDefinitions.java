@@ -15,9 +15,9 @@ import org.springframework.util.StringUtils;
 import dev.lockstep.GuardedJob;
 import dev.lockstep.annotation.JobGuard;
 import dev.lockstep.aop.AnnotatedMethods;
-import dev.lockstep.aop.MethodAttributes;
 import dev.lockstep.internal.DurationRules;
 import dev.lockstep.internal.DurationText;
+import dev.lockstep.internal.MethodAttributes;
 import dev.lockstep.internal.NamingRules;
 
 /**

@@ -2,16 +2,15 @@ package dev.lockstep.job;
 
 import java.time.Instant;
 
-import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.aop.ProxyMethodInvocation;
-import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.factory.ObjectProvider;
 
 import dev.lockstep.GuardedJob;
 import dev.lockstep.JobGuardExecutor;
+import dev.lockstep.aop.AnnotatedMethodInterceptor;
 import dev.lockstep.aop.AnnotatedMethods;
 import dev.lockstep.internal.ReactiveTypes;
 
@@ -25,24 +24,14 @@ import dev.lockstep.internal.ReactiveTypes;
  * keeps the guard until the method's own publisher completes: the firing's thread waits for it, as
  * for a blocking job. The method's publisher must be cold (subscribed again at each firing).
  */
-final class JobGuardInterceptor implements MethodInterceptor {
-
-	private final AnnotatedMethods<GuardedJob> jobs;
-
-	private final ObjectProvider<JobGuardExecutor> guard;
+final class JobGuardInterceptor extends AnnotatedMethodInterceptor<GuardedJob, JobGuardExecutor> {
 
 	JobGuardInterceptor(AnnotatedMethods<GuardedJob> jobs, ObjectProvider<JobGuardExecutor> guard) {
-		this.jobs = jobs;
-		this.guard = guard;
+		super(jobs, guard::getObject);
 	}
 
 	@Override
-	public @Nullable Object invoke(MethodInvocation invocation) throws Throwable {
-		Object target = invocation.getThis();
-		GuardedJob job = this.jobs.find(invocation.getMethod(), (target != null) ? AopUtils.getTargetClass(target) : null);
-		if (job == null) {
-			return invocation.proceed();
-		}
+	protected @Nullable Object invoke(MethodInvocation invocation, GuardedJob job) throws Throwable {
 		Class<?> returnType = invocation.getMethod().getReturnType();
 		if (ReactiveTypes.isReactorPublisher(returnType)) {
 			// Spring calls a reactive @Scheduled method once and subscribes to its publisher at each
@@ -51,14 +40,14 @@ final class JobGuardInterceptor implements MethodInterceptor {
 			return ReactiveJobs.guarded(returnType, () -> {
 				TriggerFiring firing = TriggerFiring.current();
 				Instant slot = (firing != null && firing.cron()) ? firing.scheduledTime() : null;
-				this.guard.getObject().execute(job, slot, () -> ReactiveJobs.completed(publisher),
+				service().execute(job, slot, () -> ReactiveJobs.completed(publisher),
 						() -> ReactiveJobs.completed(publisher));
 			});
 		}
 		TriggerFiring firing = TriggerFiring.current();
 		MethodInvocation later = (invocation instanceof ProxyMethodInvocation proxied) ? proxied.invocableClone() : null;
 		Instant cronSlot = (firing != null && firing.cron()) ? firing.scheduledTime() : null;
-		return this.guard.getObject().execute(job, cronSlot, invocation::proceed, (later != null) ? later::proceed : null);
+		return service().execute(job, cronSlot, invocation::proceed, (later != null) ? later::proceed : null);
 	}
 
 }

@@ -31,6 +31,10 @@ record JobKeys(String guard, String state, String slots, String members, String 
 		return List.of(this.guard, this.slots);
 	}
 
+	List<String> forView() {
+		return List.of(this.state, this.history, this.members, this.slots);
+	}
+
 	List<String> forFinish() {
 		return List.of(this.guard, this.history);
 	}

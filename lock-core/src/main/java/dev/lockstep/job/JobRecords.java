@@ -10,12 +10,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.data.redis.connection.RedisConnectionFactory;
-import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.scheduling.support.CronExpression;
 import org.springframework.util.StringUtils;
 
@@ -25,21 +22,56 @@ import dev.lockstep.JobMember;
 import dev.lockstep.JobNextSlot;
 import dev.lockstep.JobRun;
 import dev.lockstep.JobSkip;
+import dev.lockstep.LockUnavailableException;
+import dev.lockstep.internal.redis.ReplyWait;
+import dev.lockstep.internal.redis.ScriptSet;
 
-/** Reads what job-claim.lua and job-finish.lua recorded about a job's runs and skips. */
+/**
+ * Reads what job-claim.lua, job-finish.lua and job-member.lua recorded about a job's runs, skips,
+ * members and elections: one read-only script call each (job-view.lua), over the job guard's
+ * connection, waited for as every Redis reply is ({@link ReplyWait}); Redis trouble is a
+ * {@link LockUnavailableException}.
+ */
 final class JobRecords {
 
 	/** Runs kept in the history. */
 	static final int HISTORY_SIZE = 20;
 
-	private final StringRedisTemplate redis;
+	private final JobScripts scripts;
+
+	private final ReplyWait replies;
 
 	private final String keyPrefix;
 
-	JobRecords(RedisConnectionFactory connectionFactory, String keyPrefix) {
-		this.redis = new StringRedisTemplate(connectionFactory);
-		this.redis.afterPropertiesSet();
+	JobRecords(JobScripts scripts, ReplyWait replies, String keyPrefix) {
+		this.scripts = scripts;
+		this.replies = replies;
 		this.keyPrefix = keyPrefix;
+	}
+
+	/** The reply of job-view.lua for {@code job}. */
+	private List<Object> view(String job, String what, String argument) {
+		return this.replies.await(this.scripts.view(JobKeys.of(this.keyPrefix, job), what, argument),
+				"reading the " + what + " records of job '" + job + "'", LockUnavailableException::new,
+				(ex) -> new LockUnavailableException("Interrupted while reading the records of job '" + job + "'", ex));
+	}
+
+	private static List<String> texts(@Nullable Object reply) {
+		List<String> texts = new ArrayList<>();
+		if (reply instanceof List<?> parts) {
+			parts.forEach((part) -> texts.add(ScriptSet.text(part)));
+		}
+		return texts;
+	}
+
+	/** A hash as HGETALL answers it (field, value, field, value ...). */
+	private static Map<String, String> hash(@Nullable Object reply) {
+		List<String> flat = texts(reply);
+		Map<String, String> hash = new LinkedHashMap<>();
+		for (int i = 0; i + 1 < flat.size(); i += 2) {
+			hash.put(flat.get(i), flat.get(i + 1));
+		}
+		return hash;
 	}
 
 	Optional<JobRun> lastRun(String job) {
@@ -48,7 +80,7 @@ final class JobRecords {
 	}
 
 	Optional<JobSkip> lastSkip(String job) {
-		Map<Object, Object> state = this.redis.opsForHash().entries(JobKeys.of(this.keyPrefix, job).state());
+		Map<String, String> state = hash(view(job, "state", ""));
 		if (!state.containsKey("skip.at")) {
 			return Optional.empty();
 		}
@@ -62,16 +94,13 @@ final class JobRecords {
 
 	/** The runs recorded, newest first, up to index {@code last} (job-finish.lua trims the list only now and then). */
 	private List<JobRun> runs(String job, int last) {
-		List<String> entries = this.redis.opsForList().range(JobKeys.of(this.keyPrefix, job).history(), 0, last);
 		List<JobRun> runs = new ArrayList<>();
-		if (entries != null) {
-			for (String entry : entries) {
-				// instance|slot|start|end|outcome|exception|owner id (earlier builds wrote no owner id)
-				String[] parts = entry.split("\\|", -1);
-				if (parts.length == 6 || parts.length == 7) {
-					runs.add(new JobRun(job, parts[0], instant(parts[1]), instant(parts[2]), instant(parts[3]),
-							"success".equals(parts[4]), emptyToNull(parts[5])));
-				}
+		for (String entry : texts(view(job, "history", Integer.toString(last)))) {
+			// instance|slot|start|end|outcome|exception|owner id (earlier builds wrote no owner id)
+			String[] parts = entry.split("\\|", -1);
+			if (parts.length == 6 || parts.length == 7) {
+				runs.add(new JobRun(job, parts[0], instant(parts[1]), instant(parts[2]), instant(parts[3]),
+						"success".equals(parts[4]), emptyToNull(parts[5])));
 			}
 		}
 		return runs;
@@ -79,15 +108,13 @@ final class JobRecords {
 
 	/** Instances seen alive for {@code job}, most recently seen first, with the last slot each fired. */
 	List<JobMember> members(String job) {
-		Map<Object, Object> fields = this.redis.opsForHash().entries(JobKeys.of(this.keyPrefix, job).members());
+		Map<String, String> fields = hash(view(job, "members", ""));
 		List<JobMember> members = new ArrayList<>();
-		fields.forEach((field, lastSeen) -> {
-			String name = field.toString();
+		fields.forEach((name, lastSeen) -> {
 			if (name.startsWith("seen:")) {
 				String instance = name.substring("seen:".length());
-				Object fired = fields.get("fired:" + instance);
-				members.add(new JobMember(job, instance, Instant.ofEpochMilli(Long.parseLong(lastSeen.toString())),
-						instant((fired != null) ? fired.toString() : "")));
+				members.add(new JobMember(job, instance, Instant.ofEpochMilli(Long.parseLong(lastSeen)),
+						instant(fields.getOrDefault("fired:" + instance, ""))));
 			}
 		});
 		members.sort(Comparator.comparing(JobMember::lastSeen).reversed().thenComparing(JobMember::instance));
@@ -97,10 +124,10 @@ final class JobRecords {
 	/** The last {@code max} slots elected for {@code job}, newest first, with who ran each. */
 	List<JobElection> elections(String job, int max) {
 		// each slot has its election ('<slot>:e:<chosen>') and, once decided, '<slot>:r:<instance that ran it>'
-		Set<String> records = this.redis.opsForZSet().reverseRange(JobKeys.of(this.keyPrefix, job).slots(), 0, 2L * max - 1);
+		List<String> records = texts(view(job, "elections", Long.toString(2L * max - 1)));
 		Map<Long, String> chosen = new LinkedHashMap<>();
 		Map<Long, String> ranOn = new HashMap<>();
-		for (String record : (records != null) ? records : Set.<String>of()) {
+		for (String record : records) {
 			int colon = record.indexOf(':');
 			long slot = Long.parseLong(record.substring(0, colon));
 			String who = record.substring(colon + 3);
@@ -134,37 +161,36 @@ final class JobRecords {
 			return Optional.empty();
 		}
 		long slot = next.toInstant().toEpochMilli();
-		JobKeys keys = JobKeys.of(this.keyPrefix, job.name());
-		Set<String> records = this.redis.opsForZSet().rangeByScore(keys.slots(), slot, slot);
-		for (String record : (records != null) ? records : Set.<String>of()) {
+		List<Object> reply = view(job.name(), "next", Long.toString(slot));
+		for (String record : texts(reply.get(0))) {
 			int colon = record.indexOf(':');
 			if (record.startsWith("e:", colon + 1)) {
 				return Optional.of(new JobNextSlot(job.name(), next.toInstant(), record.substring(colon + 3), true));
 			}
 		}
-		Map<Object, Object> fields = this.redis.opsForHash().entries(keys.members());
-		Object latest = fields.get("elected");
+		Map<String, String> fields = hash(reply.get(1));
+		String latest = fields.get("elected");
 		// candidates: seen alive, and fired since about the previous election (any, before the first)
 		Long firedSince = null;
-		if (latest != null && Long.parseLong(latest.toString()) < slot) {
-			long previous = Long.parseLong(latest.toString());
+		if (latest != null && Long.parseLong(latest) < slot) {
+			long previous = Long.parseLong(latest);
 			firedSince = previous - (slot - previous);
 		}
 		long aliveSince = System.currentTimeMillis() - livenessMillis;
 		String chosen = null;
 		long best = 0;
-		for (Map.Entry<Object, Object> field : fields.entrySet()) {
-			String name = field.getKey().toString();
-			if (!name.startsWith("seen:") || Long.parseLong(field.getValue().toString()) < aliveSince) {
+		for (Map.Entry<String, String> field : fields.entrySet()) {
+			String name = field.getKey();
+			if (!name.startsWith("seen:") || Long.parseLong(field.getValue()) < aliveSince) {
 				continue;
 			}
 			String candidate = name.substring("seen:".length());
-			Object fired = fields.get("fired:" + candidate);
-			if (fired == null || (firedSince != null && Long.parseLong(fired.toString()) < firedSince)) {
+			String fired = fields.get("fired:" + candidate);
+			if (fired == null || (firedSince != null && Long.parseLong(fired) < firedSince)) {
 				continue;
 			}
-			Object electedAt = fields.get("elected:" + candidate);
-			long last = (electedAt != null) ? Long.parseLong(electedAt.toString()) : 0;
+			String electedAt = fields.get("elected:" + candidate);
+			long last = (electedAt != null) ? Long.parseLong(electedAt) : 0;
 			if (chosen == null || last < best || (last == best && candidate.compareTo(chosen) < 0)) {
 				chosen = candidate;
 				best = last;
@@ -173,9 +199,8 @@ final class JobRecords {
 		return Optional.of(new JobNextSlot(job.name(), next.toInstant(), chosen, false));
 	}
 
-	private static String field(Map<Object, Object> state, String name) {
-		Object value = state.get(name);
-		return (value != null) ? value.toString() : "";
+	private static String field(Map<String, String> state, String name) {
+		return state.getOrDefault(name, "");
 	}
 
 	private static @Nullable Instant instant(String millis) {

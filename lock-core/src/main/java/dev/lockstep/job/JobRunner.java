@@ -106,11 +106,10 @@ final class JobRunner {
 		this.skewWarnings = new ClockSkewWarnings(skewTolerance);
 		this.commandTimeout = commandTimeout;
 		this.listener = listener;
-		this.skips = new JobSkips(scripts, this::keys, instanceId, listener);
-		this.claims = new FiringClaims(scripts, this::keys, instanceId, redis, commandTimeout, this.skips,
-				this::horizonMillis);
-		this.guards = new RunGuards(scripts, this::keys, instanceId, redis, commandTimeout, listener, this.timer,
-				this.firings);
+		GuardContext context = new GuardContext(scripts, keyPrefix, instanceId, redis, commandTimeout, listener);
+		this.skips = new JobSkips(context);
+		this.claims = new FiringClaims(context, this.skips, this::horizonMillis);
+		this.guards = new RunGuards(context, this.timer, this.firings);
 	}
 
 	/** Waits (for lockstep.command-timeout at most) until the last run of {@code job} this instance finished is recorded. */

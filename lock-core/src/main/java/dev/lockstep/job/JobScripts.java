@@ -7,37 +7,20 @@ import java.util.concurrent.CompletableFuture;
 import io.lettuce.core.ScriptOutputType;
 import org.jspecify.annotations.Nullable;
 
-import dev.lockstep.internal.redis.LuaScript;
+import dev.lockstep.internal.redis.FeatureScripts;
 import dev.lockstep.internal.redis.RedisScripts;
 import dev.lockstep.internal.redis.ScriptSet;
 
 /** The job guard's Lua scripts with typed arguments; each call is one round trip. */
-final class JobScripts {
+final class JobScripts extends FeatureScripts {
 
 	/** The job guard's scripts, each after the lock values' library ({@code lock-values.lua}). */
-	private static final ScriptSet SCRIPTS = new ScriptSet(JobScripts.class, RedisScripts.LOCK_VALUES);
-
-	private static final LuaScript CLAIM = SCRIPTS.load(ScriptOutputType.MULTI, "job-claim.lua");
-
-	private static final LuaScript UNCLAIM = SCRIPTS.load(ScriptOutputType.INTEGER, "job-unclaim.lua");
-
-	private static final LuaScript FINISH = SCRIPTS.load(ScriptOutputType.INTEGER, "job-finish.lua");
-
-	private static final LuaScript RENEW = SCRIPTS.load(ScriptOutputType.MULTI, "job-renew.lua");
-
-	private static final LuaScript SKIP = SCRIPTS.load(ScriptOutputType.INTEGER, "job-skip.lua");
-
-	private static final LuaScript MEMBER = SCRIPTS.load(ScriptOutputType.INTEGER, "job-member.lua");
-
-	private final RedisScripts redis;
+	private static final ScriptSet SCRIPTS = new ScriptSet(JobScripts.class, RedisScripts.LOCK_VALUES)
+		.returning(ScriptOutputType.MULTI, "job-claim.lua", "job-renew.lua", "job-view.lua")
+		.returning(ScriptOutputType.INTEGER, "job-unclaim.lua", "job-finish.lua", "job-skip.lua", "job-member.lua");
 
 	JobScripts(RedisScripts redis) {
-		this.redis = redis;
-	}
-
-	/** Loads the scripts into Redis ahead of the first call; see {@link RedisScripts#preload}. */
-	void preload(Duration wait) {
-		SCRIPTS.preload(this.redis, wait);
+		super(redis, SCRIPTS);
 	}
 
 	/** {1, token, start}, {0, reason, now}, {2, chosen instance, now} or {3, reason, now, ...}; see job-claim.lua. */
@@ -53,7 +36,7 @@ final class JobScripts {
 	 */
 	CompletableFuture<List<Object>> claim(JobKeys keys, String instance, String owner, long leaseMillis,
 			@Nullable Long slot, Mode mode, @Nullable String holder, long livenessMillis, long horizonMillis) {
-		return this.redis.run(CLAIM, keys.forClaim(), List.of(instance, owner, Long.toString(leaseMillis),
+		return run("job-claim.lua", keys.forClaim(), List.of(instance, owner, Long.toString(leaseMillis),
 				(slot != null) ? slot.toString() : "", mode.argument, Long.toString(livenessMillis),
 				Long.toString(horizonMillis), (holder != null) ? holder : ""));
 	}
@@ -83,7 +66,7 @@ final class JobScripts {
 
 	/** 1 when a claim whose reply was lost had taken the guard and is now undone, else 0. */
 	CompletableFuture<Long> unclaim(JobKeys keys, String owner, String instance, @Nullable Long slot) {
-		return this.redis.run(UNCLAIM, keys.forUnclaim(), List.of(owner, instance, (slot != null) ? slot.toString() : ""));
+		return run("job-unclaim.lua", keys.forUnclaim(), List.of(owner, instance, (slot != null) ? slot.toString() : ""));
 	}
 
 	/**
@@ -92,7 +75,7 @@ final class JobScripts {
 	 */
 	CompletableFuture<Long> finish(JobKeys keys, String owner, String instance, @Nullable Long slot, long startMillis,
 			long endMillis, @Nullable Throwable failure, long lockAtLeastForMillis, int historySize) {
-		return this.redis.run(FINISH, keys.forFinish(), List.of(owner, instance, (slot != null) ? slot.toString() : "",
+		return run("job-finish.lua", keys.forFinish(), List.of(owner, instance, (slot != null) ? slot.toString() : "",
 				Long.toString(startMillis), Long.toString(endMillis), (failure == null) ? "success" : "failed",
 				(failure == null) ? "" : failure.getClass().getName(), Long.toString(lockAtLeastForMillis),
 				Integer.toString(historySize)));
@@ -100,12 +83,12 @@ final class JobScripts {
 
 	/** {1} when the run still owned the guard and its lease was extended, {0} otherwise. */
 	CompletableFuture<List<Long>> renew(JobKeys keys, String owner, long leaseMillis) {
-		return this.redis.run(RENEW, List.of(keys.guard()), List.of(owner, Long.toString(leaseMillis)));
+		return run("job-renew.lua", List.of(keys.guard()), List.of(owner, Long.toString(leaseMillis)));
 	}
 
 	/** Records a skip made while Redis could not be reached: 1, or 0 when a later skip is recorded already. */
 	CompletableFuture<Long> skip(JobKeys keys, String instance, long atMillis, @Nullable Long slot, String reason) {
-		return this.redis.run(SKIP, List.of(keys.state()), List.of(instance, Long.toString(atMillis),
+		return run("job-skip.lua", List.of(keys.state()), List.of(instance, Long.toString(atMillis),
 				(slot != null) ? slot.toString() : "", reason));
 	}
 
@@ -115,8 +98,17 @@ final class JobScripts {
 	 */
 	CompletableFuture<Long> member(JobKeys keys, String instance, boolean join, long retentionMillis,
 			long livenessMillis, long horizonMillis) {
-		return this.redis.run(MEMBER, keys.forMembership(), List.of(instance, join ? "join" : "leave",
+		return run("job-member.lua", keys.forMembership(), List.of(instance, join ? "join" : "leave",
 				Long.toString(retentionMillis), Long.toString(livenessMillis), Long.toString(horizonMillis)));
+	}
+
+	/**
+	 * Reads a job's records for the monitoring views, writing nothing; see job-view.lua.
+	 * @param what {@code state}, {@code history}, {@code members}, {@code elections} or {@code next}
+	 * @param argument the last history index, the number of slot records, or the next slot ('' for none)
+	 */
+	CompletableFuture<List<Object>> view(JobKeys keys, String what, String argument) {
+		return run("job-view.lua", keys.forView(), List.of(what, argument));
 	}
 
 }

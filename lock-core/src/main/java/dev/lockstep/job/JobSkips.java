@@ -2,14 +2,12 @@ package dev.lockstep.job;
 
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.Function;
 
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import dev.lockstep.GuardedJob;
-import dev.lockstep.LockListener;
 
 /**
  * Firings this instance skipped: each told to the listeners; one skipped because Redis could not be
@@ -20,27 +18,18 @@ final class JobSkips {
 
 	private static final Logger logger = LoggerFactory.getLogger(JobSkips.class);
 
-	private final JobScripts scripts;
-
-	private final Function<GuardedJob, JobKeys> keys;
-
-	private final String instanceId;
-
-	private final LockListener listener;
+	private final GuardContext context;
 
 	/** Per job, the last firing skipped because Redis could not be reached, until it is recorded there. */
 	private final Map<String, UnrecordedSkip> unrecorded = new ConcurrentHashMap<>();
 
-	JobSkips(JobScripts scripts, Function<GuardedJob, JobKeys> keys, String instanceId, LockListener listener) {
-		this.scripts = scripts;
-		this.keys = keys;
-		this.instanceId = instanceId;
-		this.listener = listener;
+	JobSkips(GuardContext context) {
+		this.context = context;
 	}
 
 	void skipped(GuardedJob job, String reason) {
 		logger.debug("Job '{}' skipped this firing: {}", job.name(), reason);
-		this.listener.jobSkipped(job.name(), reason);
+		this.context.listener().jobSkipped(job.name(), reason);
 	}
 
 	/** A firing skipped because Redis could not be reached: recorded there once it can be. */
@@ -55,7 +44,7 @@ final class JobSkips {
 		if (skip == null) {
 			return;
 		}
-		this.scripts.skip(this.keys.apply(job), this.instanceId, skip.atMillis(), skip.slot(), skip.reason())
+		this.context.scripts().skip(this.context.keys(job), this.context.instanceId(), skip.atMillis(), skip.slot(), skip.reason())
 			.whenComplete((recorded, error) -> {
 				if (error == null) {
 					this.unrecorded.remove(job.name(), skip);

@@ -30,6 +30,7 @@ import dev.lockstep.internal.LifecyclePhases;
 import dev.lockstep.internal.NamingRules;
 import dev.lockstep.internal.redis.RedisAddress;
 import dev.lockstep.internal.redis.RedisScripts;
+import dev.lockstep.internal.redis.ReplyWait;
 
 /**
  * The job guard on Redis: decides per firing which instance runs a guarded job, keeps the guard
@@ -178,8 +179,9 @@ public final class RedisJobGuard implements JobGuardExecutor, JobGuardRegistry, 
 			return;
 		}
 		this.redis = new RedisScripts(this.connectionFactory);
-		this.records = new JobRecords(this.connectionFactory, this.keyPrefix);
 		JobScripts scripts = new JobScripts(this.redis);
+		this.records = new JobRecords(scripts, new ReplyWait(this.commandTimeout, RedisAddress.of(this.connectionFactory)),
+				this.keyPrefix);
 		scripts.preload(this.commandTimeout);
 		JobRunner runner = new JobRunner(scripts, this.keyPrefix, this.instanceId, this.skewTolerance,
 				this.commandTimeout, this.listener, this.observations, RedisAddress.of(this.connectionFactory));

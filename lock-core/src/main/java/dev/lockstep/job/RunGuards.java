@@ -1,6 +1,5 @@
 package dev.lockstep.job;
 
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -10,7 +9,6 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.Function;
 import java.util.function.Supplier;
 
 import org.jspecify.annotations.Nullable;
@@ -18,7 +16,6 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import dev.lockstep.GuardedJob;
-import dev.lockstep.LockListener;
 import dev.lockstep.LockLostEvent;
 import dev.lockstep.internal.InFlightWork;
 
@@ -31,18 +28,7 @@ final class RunGuards {
 
 	private static final Logger logger = LoggerFactory.getLogger(RunGuards.class);
 
-	private final JobScripts scripts;
-
-	private final Function<GuardedJob, JobKeys> keys;
-
-	private final String instanceId;
-
-	/** Where Redis is, in words, for the log lines that say it failed. */
-	private final String redis;
-
-	private final Duration commandTimeout;
-
-	private final LockListener listener;
+	private final GuardContext context;
 
 	private final ScheduledExecutorService timer;
 
@@ -54,14 +40,8 @@ final class RunGuards {
 	/** Per job, the last run's finish sent to Redis and not yet answered. */
 	private final Map<String, CompletableFuture<Long>> unrecordedFinishes = new ConcurrentHashMap<>();
 
-	RunGuards(JobScripts scripts, Function<GuardedJob, JobKeys> keys, String instanceId, String redis,
-			Duration commandTimeout, LockListener listener, ScheduledExecutorService timer, InFlightWork firings) {
-		this.scripts = scripts;
-		this.keys = keys;
-		this.instanceId = instanceId;
-		this.redis = redis;
-		this.commandTimeout = commandTimeout;
-		this.listener = listener;
+	RunGuards(GuardContext context, ScheduledExecutorService timer, InFlightWork firings) {
+		this.context = context;
 		this.timer = timer;
 		this.firings = firings;
 	}
@@ -86,8 +66,8 @@ final class RunGuards {
 	void finish(Run run, @Nullable Throwable failure, long durationNanos) {
 		GuardedJob job = run.job();
 		this.firings.enterAlways();
-		Supplier<CompletableFuture<Long>> send = () -> this.scripts.finish(keys(job), run.owner(), this.instanceId,
-				run.slot(), run.start(), run.start() + TimeUnit.NANOSECONDS.toMillis(durationNanos), failure,
+		Supplier<CompletableFuture<Long>> send = () -> this.context.scripts().finish(keys(job), run.owner(),
+				this.context.instanceId(), run.slot(), run.start(), run.start() + TimeUnit.NANOSECONDS.toMillis(durationNanos), failure,
 				job.lockAtLeastFor().toMillis(), JobRecords.HISTORY_SIZE);
 		CompletableFuture<Long> sent;
 		synchronized (run) {
@@ -101,7 +81,7 @@ final class RunGuards {
 			try {
 				if (error != null) {
 					logger.warn("{} failed while finishing a run of job '{}' until its guard's lease would run out; "
-							+ "it frees itself within lockAtMostFor: {}", this.redis, job.name(), error.toString());
+							+ "it frees itself within lockAtMostFor: {}", this.context.redis(), job.name(), error.toString());
 				}
 				else if (released == 0) {
 					logger.warn("Job '{}' no longer held its guard when it finished; it ran longer than it could renew",
@@ -120,7 +100,7 @@ final class RunGuards {
 	/** Completes {@code finished} with the finish's reply, sending it again every second while Redis fails. */
 	private void awaitFinish(GuardedJob job, CompletableFuture<Long> call, Supplier<CompletableFuture<Long>> send,
 			CompletableFuture<Long> finished, long giveUpAt, int attempt) {
-		call.orTimeout(this.commandTimeout.toMillis(), TimeUnit.MILLISECONDS).whenComplete((released, error) -> {
+		call.orTimeout(this.context.commandTimeout().toMillis(), TimeUnit.MILLISECONDS).whenComplete((released, error) -> {
 			if (error == null) {
 				if (attempt > 1) {
 					logger.info("The run of job '{}' was finished on attempt {}", job.name(), attempt);
@@ -134,7 +114,7 @@ final class RunGuards {
 			else {
 				if (attempt == 1) {
 					logger.warn("{} failed while finishing a run of job '{}'; sending it again every second: {}",
-							this.redis, job.name(), error.toString());
+							this.context.redis(), job.name(), error.toString());
 				}
 				CompletableFuture.delayedExecutor(1, TimeUnit.SECONDS)
 					.execute(() -> awaitFinish(job, send.get(), send, finished, giveUpAt, attempt + 1));
@@ -147,7 +127,7 @@ final class RunGuards {
 		CompletableFuture<Long> finished = this.unrecordedFinishes.get(job);
 		if (finished != null) {
 			try {
-				finished.get(this.commandTimeout.toMillis(), TimeUnit.MILLISECONDS);
+				finished.get(this.context.commandTimeout().toMillis(), TimeUnit.MILLISECONDS);
 			}
 			catch (InterruptedException ex) {
 				Thread.currentThread().interrupt();
@@ -170,24 +150,24 @@ final class RunGuards {
 			if (run.ended().get()) {
 				return;
 			}
-			sent = this.scripts.renew(keys(run.job()), run.owner(), run.job().lockAtMostFor().toMillis());
+			sent = this.context.scripts().renew(keys(run.job()), run.owner(), run.job().lockAtMostFor().toMillis());
 		}
-		sent.orTimeout(this.commandTimeout.toMillis(), TimeUnit.MILLISECONDS)
+		sent.orTimeout(this.context.commandTimeout().toMillis(), TimeUnit.MILLISECONDS)
 			.whenComplete((renewed, error) -> {
 				if (error != null) {
-					logger.warn("Could not renew the guard of job '{}' on {}, will retry: {}", run.job().name(), this.redis,
+					logger.warn("Could not renew the guard of job '{}' on {}, will retry: {}", run.job().name(), this.context.redis(),
 							error.toString());
 				}
 				else if (renewed.get(0) == 0L && this.runs.contains(run)) {
 					String reason = "the guard was gone from Redis while the job still ran";
 					logger.error("Job '{}' lost its guard: {}", run.job().name(), reason);
-					this.listener.lost(new LockLostEvent("job:" + run.job().name(), run.token(), reason));
+					this.context.listener().lost(new LockLostEvent("job:" + run.job().name(), run.token(), reason));
 				}
 			});
 	}
 
 	private JobKeys keys(GuardedJob job) {
-		return this.keys.apply(job);
+		return this.context.keys(job);
 	}
 
 	/** A run in progress; {@code ended} once its finish is sent (set under the run's monitor). */

@@ -12,6 +12,7 @@ import dev.lockstep.LockHandle;
 import dev.lockstep.LockLostEvent;
 import dev.lockstep.internal.DurationText;
 import dev.lockstep.internal.LogText;
+import dev.lockstep.internal.ThreadHolds;
 
 /**
  * The locks this instance holds, from the acquisition that took them to their release: made
@@ -63,7 +64,7 @@ final class ActiveLocks {
 
 	LockHold hold(LockOwnership lock) {
 		LockHold hold = new LockHold(this.engine, lock);
-		ThreadLocks.push(hold);
+		ThreadHolds.push(hold);
 		return hold;
 	}
 

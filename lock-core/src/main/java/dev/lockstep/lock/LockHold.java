@@ -3,11 +3,11 @@ package dev.lockstep.lock;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
 
-import dev.lockstep.LockHandle;
 import dev.lockstep.internal.DurationRules;
+import dev.lockstep.internal.ThreadHolds;
 
 /** One acquisition by a caller: a reentrant hold on a {@link LockOwnership}. */
-final class LockHold implements LockHandle {
+final class LockHold implements ThreadHolds.EngineHold {
 
 	private final LockEngine engine;
 
@@ -31,11 +31,13 @@ final class LockHold implements LockHandle {
 		return this.lock;
 	}
 
-	Thread thread() {
+	@Override
+	public Thread thread() {
 		return this.thread;
 	}
 
-	boolean isClosed() {
+	@Override
+	public boolean isClosed() {
 		return this.closed.get();
 	}
 
@@ -57,7 +59,7 @@ final class LockHold implements LockHandle {
 	@Override
 	public void close() {
 		if (this.closed.compareAndSet(false, true)) {
-			ThreadLocks.remove(this);
+			ThreadHolds.remove(this);
 			this.engine.locks.exit(this.lock);
 		}
 	}
@@ -82,7 +84,7 @@ final class LockHold implements LockHandle {
 			close();
 		}
 		else if (this.closed.compareAndSet(false, true)) {
-			ThreadLocks.remove(this);
+			ThreadHolds.remove(this);
 			this.engine.locks.exitKeeping(this.lock, keepFor);
 		}
 	}

@@ -9,7 +9,7 @@ import io.lettuce.core.ScriptOutputType;
 import org.jspecify.annotations.Nullable;
 
 import dev.lockstep.LockSnapshot;
-import dev.lockstep.internal.redis.LuaScript;
+import dev.lockstep.internal.redis.FeatureScripts;
 import dev.lockstep.internal.redis.RedisScripts;
 import dev.lockstep.internal.redis.ScriptSet;
 
@@ -17,56 +17,28 @@ import dev.lockstep.internal.redis.ScriptSet;
  * The lock's Lua scripts with typed arguments, and the permits' twins of each (chosen by
  * {@link LockKeys#isPermits()}); each call is one round trip.
  */
-final class LockScripts {
+final class LockScripts extends FeatureScripts {
 
 	/** The lock's scripts, each after the lock values' library and the hand-off ({@code handoff.lua}). */
-	private static final ScriptSet SCRIPTS = new ScriptSet(LockScripts.class, RedisScripts.LOCK_VALUES, "handoff.lua");
+	private static final ScriptSet SCRIPTS = new ScriptSet(LockScripts.class, RedisScripts.LOCK_VALUES, "handoff.lua")
+		.returning(ScriptOutputType.INTEGER, "acquire.lua", "release.lua", "cancel.lua")
+		.returning(ScriptOutputType.MULTI, "renew.lua", "heartbeat.lua", "state.lua");
 
 	/** The permits' scripts, each after the lock values' library and their shared functions ({@code permit-common.lua}). */
-	private static final ScriptSet PERMITS = new ScriptSet(LockScripts.class, RedisScripts.LOCK_VALUES, "permit-common.lua");
-
-	private static final LuaScript ACQUIRE = SCRIPTS.load(ScriptOutputType.INTEGER, "acquire.lua");
-
-	private static final LuaScript RELEASE = SCRIPTS.load(ScriptOutputType.INTEGER, "release.lua");
-
-	private static final LuaScript CANCEL = SCRIPTS.load(ScriptOutputType.INTEGER, "cancel.lua");
-
-	private static final LuaScript RENEW = SCRIPTS.load(ScriptOutputType.MULTI, "renew.lua");
-
-	private static final LuaScript HEARTBEAT = SCRIPTS.load(ScriptOutputType.MULTI, "heartbeat.lua");
-
-	private static final LuaScript STATE = SCRIPTS.load(ScriptOutputType.MULTI, "state.lua");
-
-	private static final LuaScript PERMIT_ACQUIRE = PERMITS.load(ScriptOutputType.INTEGER, "permit-acquire.lua");
-
-	private static final LuaScript PERMIT_RELEASE = PERMITS.load(ScriptOutputType.INTEGER, "permit-release.lua");
-
-	private static final LuaScript PERMIT_CANCEL = PERMITS.load(ScriptOutputType.INTEGER, "permit-cancel.lua");
-
-	private static final LuaScript PERMIT_RENEW = PERMITS.load(ScriptOutputType.MULTI, "permit-renew.lua");
-
-	private static final LuaScript PERMIT_HEARTBEAT = PERMITS.load(ScriptOutputType.MULTI, "permit-heartbeat.lua");
-
-	private static final LuaScript PERMIT_STATE = PERMITS.load(ScriptOutputType.MULTI, "permit-state.lua");
-
-	private final RedisScripts redis;
+	private static final ScriptSet PERMITS = new ScriptSet(LockScripts.class, RedisScripts.LOCK_VALUES, "permit-common.lua")
+		.returning(ScriptOutputType.INTEGER, "permit-acquire.lua", "permit-release.lua", "permit-cancel.lua")
+		.returning(ScriptOutputType.MULTI, "permit-renew.lua", "permit-heartbeat.lua", "permit-state.lua");
 
 	private final String channelPrefix;
 
 	LockScripts(RedisScripts redis, String channelPrefix) {
-		this.redis = redis;
+		super(redis, SCRIPTS, PERMITS);
 		this.channelPrefix = channelPrefix;
-	}
-
-	/** Loads the scripts into Redis ahead of the first call; see {@link RedisScripts#preload}. */
-	void preload(Duration wait) {
-		SCRIPTS.preload(this.redis, wait);
-		PERMITS.preload(this.redis, wait);
 	}
 
 	/** The lock as Redis holds it and the first {@code maxWaiters} queue entries; see state.lua. */
 	CompletableFuture<LockSnapshot.KeyState> state(LockKeys keys, int maxWaiters) {
-		return this.redis.<List<Object>>run(STATE, keys.lockAndQueue(), List.of(Integer.toString(maxWaiters)))
+		return this.<List<Object>>run("state.lua", keys.lockAndQueue(), List.of(Integer.toString(maxWaiters)))
 			.thenApply((reply) -> {
 				String value = ScriptSet.text(reply.get(0));
 				long leaseLeft = (Long) reply.get(1);
@@ -84,14 +56,14 @@ final class LockScripts {
 	/** The first {@code max} raw queue entries ({@code <instance>:<sequence>:<grant lease>}). */
 	CompletableFuture<List<String>> queue(LockKeys keys, int max) {
 		int first = keys.isPermits() ? 2 : 3;
-		return this.redis.<List<Object>>run(keys.isPermits() ? PERMIT_STATE : STATE, keys.lockAndQueue(),
+		return this.<List<Object>>run(keys.isPermits() ? "permit-state.lua" : "state.lua", keys.lockAndQueue(),
 				List.of(Integer.toString(max)))
 			.thenApply((reply) -> reply.subList(first, reply.size()).stream().map(ScriptSet::text).toList());
 	}
 
 	/** How many hold a permit of {@code keys} now (lease running on the server's clock) and how many wait. */
 	CompletableFuture<long[]> permitCount(LockKeys keys) {
-		return this.redis.<List<Object>>run(PERMIT_STATE, keys.lockAndQueue(), List.of("0"))
+		return this.<List<Object>>run("permit-state.lua", keys.lockAndQueue(), List.of("0"))
 			.thenApply((reply) -> new long[] { (Long) reply.get(0), (Long) reply.get(1) });
 	}
 
@@ -103,11 +75,11 @@ final class LockScripts {
 	/** The token if the lock was taken, 0 if queued ({@code entry} non-empty) or not taken. */
 	CompletableFuture<Long> acquire(LockKeys keys, String owner, long leaseMillis, String entry, long queueTtlMillis) {
 		if (keys.isPermits()) {
-			return this.redis.run(PERMIT_ACQUIRE, List.of(keys.lock(), keys.queue(), keys.counter()), List.of(owner,
+			return run("permit-acquire.lua", List.of(keys.lock(), keys.queue(), keys.counter()), List.of(owner,
 					Long.toString(leaseMillis), entry, Long.toString(queueTtlMillis), this.channelPrefix,
 					Integer.toString(keys.permits())));
 		}
-		return this.redis.run(ACQUIRE, keys.lockAndQueue(), List.of(owner, Long.toString(leaseMillis), entry,
+		return run("acquire.lua", keys.lockAndQueue(), List.of(owner, Long.toString(leaseMillis), entry,
 				Long.toString(queueTtlMillis), this.channelPrefix));
 	}
 
@@ -116,7 +88,7 @@ final class LockScripts {
 	 * its reply), was released (and handed on), 0 if the owner no longer held it under that token.
 	 */
 	CompletableFuture<Long> release(LockKeys keys, String owner, long fencingToken) {
-		return this.redis.run(keys.isPermits() ? PERMIT_RELEASE : RELEASE, allOf(keys), List.of(value(owner, fencingToken), this.channelPrefix));
+		return run(keys.isPermits() ? "permit-release.lua" : "release.lua", allOf(keys), List.of(value(owner, fencingToken), this.channelPrefix));
 	}
 
 	/**
@@ -124,7 +96,7 @@ final class LockScripts {
 	 * {@code leaseMillis}: 1 if the owner holds it under that token, 0 if not (the grant ran out).
 	 */
 	CompletableFuture<Long> confirm(LockKeys keys, String owner, long fencingToken, long leaseMillis) {
-		return this.redis.<List<Long>>run(keys.isPermits() ? PERMIT_RENEW : RENEW,
+		return this.<List<Long>>run(keys.isPermits() ? "permit-renew.lua" : "renew.lua",
 				keys.isPermits() ? List.of(keys.lock(), keys.counter()) : List.of(keys.lock()),
 				List.of(value(owner, fencingToken), Long.toString(leaseMillis)))
 			.thenApply((renewed) -> renewed.get(0));
@@ -136,13 +108,13 @@ final class LockScripts {
 	 * again in between is left alone), handing it on as its holder's release would: 1 if released.
 	 */
 	CompletableFuture<Long> releaseHeldBy(LockKeys keys, String holderInstance, long fencingToken) {
-		return this.redis.<List<Object>>run(STATE, keys.lockAndQueue(), List.of("1")).thenCompose((reply) -> {
+		return this.<List<Object>>run("state.lua", keys.lockAndQueue(), List.of("1")).thenCompose((reply) -> {
 			String current = ScriptSet.text(reply.get(0));
 			String[] parts = current.split(":");
 			if (parts.length != 3 || !parts[0].equals(holderInstance) || !parts[2].equals(Long.toString(fencingToken))) {
 				return CompletableFuture.completedFuture(0L);
 			}
-			return this.redis.<Long>run(RELEASE, keys.all(), List.of(current, this.channelPrefix));
+			return this.<Long>run("release.lua", keys.all(), List.of(current, this.channelPrefix));
 		});
 	}
 
@@ -153,7 +125,7 @@ final class LockScripts {
 
 	/** The token if the lock was handed to the waiter before it left the queue, else 0. */
 	CompletableFuture<Long> cancel(LockKeys keys, String owner, String entry) {
-		return this.redis.run(keys.isPermits() ? PERMIT_CANCEL : CANCEL, allOf(keys), List.of(owner, entry, this.channelPrefix));
+		return run(keys.isPermits() ? "permit-cancel.lua" : "cancel.lua", allOf(keys), List.of(owner, entry, this.channelPrefix));
 	}
 
 	/**
@@ -174,7 +146,7 @@ final class LockScripts {
 			}
 			args.add(Long.toString(lock.leaseNanos() / 1_000_000));
 		}
-		return this.redis.run(permits ? PERMIT_RENEW : RENEW, keys, args);
+		return run(permits ? "permit-renew.lua" : "renew.lua", keys, args);
 	}
 
 	/** A lock's three keys; a permit key's four (its token counter too). */
@@ -193,11 +165,7 @@ final class LockScripts {
 		args.add(Long.toString(queueTtlMillis));
 		args.add(this.channelPrefix);
 		args.addAll(entries);
-		return this.redis.run(keys.isPermits() ? PERMIT_HEARTBEAT : HEARTBEAT, allOf(keys), args);
-	}
-
-	boolean isCluster() {
-		return this.redis.isCluster();
+		return run(keys.isPermits() ? "permit-heartbeat.lua" : "heartbeat.lua", allOf(keys), args);
 	}
 
 }

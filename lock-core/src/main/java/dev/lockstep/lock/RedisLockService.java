@@ -20,6 +20,7 @@ import dev.lockstep.LockListener;
 import dev.lockstep.LockNotAcquiredException;
 import dev.lockstep.LockService;
 import dev.lockstep.LockSnapshot;
+import dev.lockstep.LockStateRegistry;
 import dev.lockstep.LockUnavailableException;
 import dev.lockstep.internal.DurationRules;
 import dev.lockstep.internal.DurationText;
@@ -34,7 +35,7 @@ import dev.lockstep.internal.NotAcquired;
  *
  * <p>Settings are fixed once the service has started.
  */
-public final class RedisLockService implements LockService, InitializingBean, SmartLifecycle {
+public final class RedisLockService implements LockService, LockStateRegistry, InitializingBean, SmartLifecycle {
 
 	/** The key prefix used unless one is set. */
 	public static final String DEFAULT_KEY_PREFIX = NamingRules.DEFAULT_KEY_PREFIX;
@@ -148,7 +149,14 @@ public final class RedisLockService implements LockService, InitializingBean, Sm
 		return this.instance;
 	}
 
+	/** The same as {@link #getInstanceId()}. */
+	@Override
+	public String instanceId() {
+		return this.instance;
+	}
+
 	/** The locks this service holds now, oldest first; for monitoring (see {@link LockSnapshot}). */
+	@Override
 	public List<LockSnapshot.Held> heldLocks() {
 		return running().views().held();
 	}
@@ -157,6 +165,7 @@ public final class RedisLockService implements LockService, InitializingBean, Sm
 	 * The calls of this service waiting in a lock's queue now, longest waiting first, with their
 	 * place in the queue (one read of Redis per key waited on); for monitoring.
 	 */
+	@Override
 	public List<LockSnapshot.Waiting> waitingCalls() {
 		return running().views().waiting();
 	}
@@ -166,6 +175,7 @@ public final class RedisLockService implements LockService, InitializingBean, Sm
 	 * lease left, and the waiters in order (one script that only reads); for monitoring.
 	 * @throws LockUnavailableException when Redis cannot be read
 	 */
+	@Override
 	public LockSnapshot.KeyState keyState(String key) {
 		Assert.hasText(key, "Lock key must not be blank");
 		return running().views().keyState(key);
@@ -291,6 +301,7 @@ public final class RedisLockService implements LockService, InitializingBean, Sm
 	 * that only reads); for monitoring.
 	 * @throws LockUnavailableException when Redis cannot be read
 	 */
+	@Override
 	public LockSnapshot.PermitState permitState(String key) {
 		Assert.hasText(key, "Lock key must not be blank");
 		return running().views().permitState(key);

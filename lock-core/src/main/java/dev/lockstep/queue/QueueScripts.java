@@ -10,44 +10,21 @@ import java.util.concurrent.CompletableFuture;
 import io.lettuce.core.ScriptOutputType;
 import org.jspecify.annotations.Nullable;
 
-import dev.lockstep.internal.redis.LuaScript;
+import dev.lockstep.internal.redis.FeatureScripts;
 import dev.lockstep.internal.redis.RedisScripts;
 import dev.lockstep.internal.redis.ScriptSet;
 
 /** The queue's Lua scripts with typed arguments and replies; each call is one round trip. */
 @SuppressWarnings("unchecked")
-final class QueueScripts {
+final class QueueScripts extends FeatureScripts {
 
 	/** The queue's scripts, each after their shared functions ({@code queue-common.lua}). */
-	private static final ScriptSet SCRIPTS = new ScriptSet(QueueScripts.class, "queue-common.lua");
-
-	private static final LuaScript SUBMIT = SCRIPTS.load(ScriptOutputType.MULTI, "queue-submit.lua");
-
-	private static final LuaScript TAKE = SCRIPTS.load(ScriptOutputType.MULTI, "queue-take.lua");
-
-	private static final LuaScript RENEW = SCRIPTS.load(ScriptOutputType.MULTI, "queue-renew.lua");
-
-	private static final LuaScript FINISH = SCRIPTS.load(ScriptOutputType.MULTI, "queue-finish.lua");
-
-	private static final LuaScript FAIL = SCRIPTS.load(ScriptOutputType.INTEGER, "queue-fail.lua");
-
-	private static final LuaScript RELEASE = SCRIPTS.load(ScriptOutputType.INTEGER, "queue-release.lua");
-
-	private static final LuaScript REDRIVE = SCRIPTS.load(ScriptOutputType.INTEGER, "queue-redrive.lua");
-
-	private static final LuaScript DISCARD = SCRIPTS.load(ScriptOutputType.INTEGER, "queue-discard.lua");
-
-	private static final LuaScript PAUSE = SCRIPTS.load(ScriptOutputType.INTEGER, "queue-pause.lua");
-
-	private static final LuaScript RESUME = SCRIPTS.load(ScriptOutputType.INTEGER, "queue-resume.lua");
-
-	private static final LuaScript UNTAKE = SCRIPTS.load(ScriptOutputType.VALUE, "queue-untake.lua");
-
-	private static final LuaScript RECLAIM = SCRIPTS.load(ScriptOutputType.MULTI, "queue-reclaim.lua");
-
-	private static final LuaScript VIEW = SCRIPTS.load(ScriptOutputType.MULTI, "queue-view.lua");
-
-	private static final LuaScript PROBE = SCRIPTS.load(ScriptOutputType.INTEGER, "queue-probe.lua");
+	private static final ScriptSet SCRIPTS = new ScriptSet(QueueScripts.class, "queue-common.lua")
+		.returning(ScriptOutputType.MULTI, "queue-submit.lua", "queue-take.lua", "queue-renew.lua",
+				"queue-finish.lua", "queue-reclaim.lua", "queue-view.lua")
+		.returning(ScriptOutputType.INTEGER, "queue-fail.lua", "queue-release.lua", "queue-redrive.lua",
+				"queue-discard.lua", "queue-pause.lua", "queue-resume.lua", "queue-probe.lua")
+		.returning(ScriptOutputType.VALUE, "queue-untake.lua");
 
 	/**
 	 * How long a take that finds nothing marks that its worker may be idle (see {@code :idle} in
@@ -55,20 +32,14 @@ final class QueueScripts {
 	 */
 	static final Duration IDLE_MARK = IdleWorkers.IDLE_LOOK.plusSeconds(5);
 
-	private final RedisScripts redis;
-
 	QueueScripts(RedisScripts redis) {
-		this.redis = redis;
-	}
-
-	void preload(Duration wait) {
-		SCRIPTS.preload(this.redis, wait);
+		super(redis, SCRIPTS);
 	}
 
 	/** The id of the stored task: this one, or the one stored already under the deduplication id. */
 	CompletableFuture<String> submit(QueueKeys keys, String id, String group, String payload,
 			@Nullable String deduplicationId, Duration window) {
-		return this.redis.<List<Object>>run(SUBMIT, keys.forScripts(), List.of(id, group, payload,
+		return this.<List<Object>>run("queue-submit.lua", keys.forScripts(), List.of(id, group, payload,
 				(deduplicationId != null) ? deduplicationId : "", Long.toString(window.toMillis()), keys.channel()))
 			.thenApply((reply) -> ScriptSet.text(reply.get(1)));
 	}
@@ -90,7 +61,7 @@ final class QueueScripts {
 	/** {@code maxAttempts}: a task whose lease ran out on its last attempt is buried. */
 	CompletableFuture<Taken> take(QueueKeys keys, String owner, int maxAttempts, Duration leaseTime, boolean sweep) {
 		long sent = System.nanoTime();
-		return this.redis.<List<Object>>run(TAKE, keys.forScripts(), List.of(owner, Long.toString(leaseTime.toMillis()),
+		return this.<List<Object>>run("queue-take.lua", keys.forScripts(), List.of(owner, Long.toString(leaseTime.toMillis()),
 				Integer.toString(maxAttempts), keys.channel(), sweep ? "1" : "0", Long.toString(IDLE_MARK.toMillis())))
 			.thenApply((reply) -> Taken.of(keys.queue(), owner, reply, sent));
 	}
@@ -100,7 +71,7 @@ final class QueueScripts {
 	 * to its group's head with its attempt not counted. Null when the take started none.
 	 */
 	CompletableFuture<@Nullable String> untake(QueueKeys keys, String owner) {
-		return this.redis.<byte @Nullable []>run(UNTAKE, keys.forScripts(), List.of(owner, keys.channel()))
+		return this.<byte @Nullable []>run("queue-untake.lua", keys.forScripts(), List.of(owner, keys.channel()))
 			.thenApply((id) -> (id != null) ? new String(id, StandardCharsets.UTF_8) : null);
 	}
 
@@ -109,7 +80,7 @@ final class QueueScripts {
 	 * not with {@code ownerPrefix}, this run's); their ids.
 	 */
 	CompletableFuture<List<String>> reclaim(QueueKeys keys, String instanceId, String ownerPrefix, int maxAttempts) {
-		return this.redis.<List<Object>>run(RECLAIM, keys.forScripts(), List.of(instanceId + ":", ownerPrefix,
+		return this.<List<Object>>run("queue-reclaim.lua", keys.forScripts(), List.of(instanceId + ":", ownerPrefix,
 				Integer.toString(maxAttempts), keys.channel()))
 			.thenApply((reply) -> reply.stream().map(ScriptSet::text).toList());
 	}
@@ -122,7 +93,7 @@ final class QueueScripts {
 			args.add(id);
 			args.add(owner);
 		});
-		return this.redis.<List<Object>>run(RENEW, keys.forScripts(), args)
+		return this.<List<Object>>run("queue-renew.lua", keys.forScripts(), args)
 			.thenApply((reply) -> reply.stream().map(ScriptSet::text).toList());
 	}
 
@@ -142,7 +113,7 @@ final class QueueScripts {
 	CompletableFuture<Finished> finishAndTake(QueueKeys keys, String id, String owner, Duration keep,
 			@Nullable String nextOwner, QueueSettings settings, boolean sweep) {
 		long sent = System.nanoTime();
-		return this.redis.<List<Object>>run(FINISH, keys.forScripts(), List.of(id, owner, Long.toString(keep.toMillis()),
+		return this.<List<Object>>run("queue-finish.lua", keys.forScripts(), List.of(id, owner, Long.toString(keep.toMillis()),
 				keys.channel(), (nextOwner != null) ? nextOwner : "", Long.toString(settings.leaseTime().toMillis()),
 				Integer.toString(settings.maxAttempts()), sweep ? "1" : "0", Long.toString(IDLE_MARK.toMillis())))
 			.thenApply((reply) -> new Finished((Long) reply.get(0) == 1L,
@@ -158,7 +129,7 @@ final class QueueScripts {
 	 * recorded answers as the first did. {@code maxAttempts} 0 buries the task at once.
 	 */
 	CompletableFuture<Long> fail(QueueKeys keys, String id, String owner, String error, int maxAttempts, Duration backoff) {
-		return this.redis.run(FAIL, keys.forScripts(), List.of(id, owner, error, Integer.toString(maxAttempts),
+		return run("queue-fail.lua", keys.forScripts(), List.of(id, owner, error, Integer.toString(maxAttempts),
 				Long.toString(backoff.toMillis()), keys.channel()));
 	}
 
@@ -167,32 +138,32 @@ final class QueueScripts {
 	 * was no longer {@code owner}'s.
 	 */
 	CompletableFuture<Long> release(QueueKeys keys, String id, String owner, String reason) {
-		return this.redis.run(RELEASE, keys.forScripts(), List.of(id, owner, reason, keys.channel()));
+		return run("queue-release.lua", keys.forScripts(), List.of(id, owner, reason, keys.channel()));
 	}
 
 	CompletableFuture<Long> redrive(QueueKeys keys, String id) {
-		return this.redis.run(REDRIVE, keys.forScripts(), List.of(id, keys.channel()));
+		return run("queue-redrive.lua", keys.forScripts(), List.of(id, keys.channel()));
 	}
 
 	/** 1, or 0 when the task was not dead. */
 	CompletableFuture<Long> discard(QueueKeys keys, String id) {
-		return this.redis.run(DISCARD, keys.forScripts(), List.of(id));
+		return run("queue-discard.lua", keys.forScripts(), List.of(id));
 	}
 
 	/** Pauses the queue ({@code group} null) or a group: 1, or 0 when it was paused already. */
 	CompletableFuture<Long> pause(QueueKeys keys, @Nullable String group) {
-		return this.redis.run(PAUSE, keys.forScripts(), List.of((group == null) ? "queue" : "group", (group == null) ? "" : group));
+		return run("queue-pause.lua", keys.forScripts(), List.of((group == null) ? "queue" : "group", (group == null) ? "" : group));
 	}
 
 	/** Resumes the queue ({@code group} null) or a group: 1, or 0 when it was not paused. */
 	CompletableFuture<Long> resume(QueueKeys keys, @Nullable String group) {
-		return this.redis.run(RESUME, keys.forScripts(), List.of((group == null) ? "queue" : "group", (group == null) ? "" : group,
+		return run("queue-resume.lua", keys.forScripts(), List.of((group == null) ? "queue" : "group", (group == null) ? "" : group,
 				keys.channel()));
 	}
 
 	/** Whether the queue is paused, and its paused groups, sorted. */
 	CompletableFuture<Paused> paused(QueueKeys keys) {
-		return this.redis.<List<Object>>run(VIEW, keys.forScripts(), List.of("paused"))
+		return this.<List<Object>>run("queue-view.lua", keys.forScripts(), List.of("paused"))
 			.thenApply((reply) -> new Paused((Long) reply.get(0) == 1L,
 					((List<Object>) reply.get(1)).stream().map(ScriptSet::text).toList()));
 	}
@@ -203,27 +174,27 @@ final class QueueScripts {
 
 	/** How many groups wait for a worker now (paused ones not counted); one LLEN. */
 	CompletableFuture<Long> groupsWaiting(QueueKeys keys) {
-		return this.redis.run(PROBE, keys.forScripts(), List.of());
+		return run("queue-probe.lua", keys.forScripts(), List.of());
 	}
 
 	/** {queued, running, dead, groups waiting}. */
 	CompletableFuture<List<Long>> stats(QueueKeys keys) {
-		return this.redis.run(VIEW, keys.forScripts(), List.of("stats"));
+		return run("queue-view.lua", keys.forScripts(), List.of("stats"));
 	}
 
 	/** The task's fields, or nothing when Redis holds no such task. */
 	CompletableFuture<List<TaskFields>> task(QueueKeys keys, String id) {
-		return this.redis.<List<Object>>run(VIEW, keys.forScripts(), List.of("task", id)).thenApply(QueueScripts::tasks);
+		return this.<List<Object>>run("queue-view.lua", keys.forScripts(), List.of("task", id)).thenApply(QueueScripts::tasks);
 	}
 
 	CompletableFuture<List<TaskFields>> dead(QueueKeys keys, int max) {
-		return this.redis.<List<Object>>run(VIEW, keys.forScripts(), List.of("dead", Integer.toString(max)))
+		return this.<List<Object>>run("queue-view.lua", keys.forScripts(), List.of("dead", Integer.toString(max)))
 			.thenApply(QueueScripts::tasks);
 	}
 
 	/** Groups of running tasks and groups waiting for a worker, up to {@code max} of each. */
 	CompletableFuture<List<QueueGroup>> groups(QueueKeys keys, int max) {
-		return this.redis.<List<Object>>run(VIEW, keys.forScripts(), List.of("groups", Integer.toString(max)))
+		return this.<List<Object>>run("queue-view.lua", keys.forScripts(), List.of("groups", Integer.toString(max)))
 			.thenApply((reply) -> reply.stream().map((entry) -> {
 				List<?> fields = (List<?>) entry;
 				return new QueueGroup(ScriptSet.text(fields.get(0)), (Long) fields.get(1), (Long) fields.get(2) == 1L);

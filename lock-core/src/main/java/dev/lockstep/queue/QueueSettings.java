@@ -4,6 +4,8 @@ import java.time.Duration;
 
 import org.springframework.util.Assert;
 
+import dev.lockstep.SerialQueueRegistry;
+
 import dev.lockstep.internal.DurationRules;
 
 /**
@@ -12,7 +14,8 @@ import dev.lockstep.internal.DurationRules;
  * (doubled for each further one) and how long a deduplication id is remembered. Public so that the
  * auto-configuration can pass the properties' values.
  */
-public record QueueSettings(Duration leaseTime, int maxAttempts, Duration retryBackoff, Duration deduplicationWindow) {
+public record QueueSettings(Duration leaseTime, int maxAttempts, Duration retryBackoff, Duration deduplicationWindow)
+		implements SerialQueueRegistry.Settings {
 
 	/** The defaults: a 30s lease, 3 attempts, 1s backoff, a 10 minute deduplication window. */
 	public static final QueueSettings DEFAULTS = new QueueSettings(Duration.ofSeconds(30), 3, Duration.ofSeconds(1),

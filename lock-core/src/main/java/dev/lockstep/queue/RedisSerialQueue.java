@@ -26,6 +26,7 @@ import dev.lockstep.LockListener;
 import dev.lockstep.QueueStats;
 import dev.lockstep.SerialQueue;
 import dev.lockstep.SerialQueueException;
+import dev.lockstep.SerialQueueRegistry;
 import dev.lockstep.SerialTask;
 import dev.lockstep.internal.DaemonThreads;
 import dev.lockstep.internal.DurationRules;
@@ -44,7 +45,7 @@ import dev.lockstep.internal.redis.WakeUpSubscription;
  * Idle workers wait for a wake-up published when a group's next task may start, or for the moment
  * a lease or retry falls due.
  */
-public class RedisSerialQueue implements SerialQueue, SmartLifecycle {
+public class RedisSerialQueue implements SerialQueue, SerialQueueRegistry, SmartLifecycle {
 
 	private static final Logger logger = LoggerFactory.getLogger(RedisSerialQueue.class);
 
@@ -149,21 +150,25 @@ public class RedisSerialQueue implements SerialQueue, SmartLifecycle {
 		return this.jsonMapper;
 	}
 
+	@Override
 	public String instanceId() {
 		return this.instanceId;
 	}
 
 	/** Whether {@code queue} has settings of its own ({@link #setQueueSettings}), beside the defaults. */
+	@Override
 	public boolean hasOwnSettings(String queue) {
 		return this.queueSettings.containsKey(queue);
 	}
 
 	/** The settings {@code queue} runs with. */
+	@Override
 	public QueueSettings settings(String queue) {
 		return this.queueSettings.getOrDefault(queue, this.defaults);
 	}
 
 	/** The queues this instance runs tasks of, in the order they were registered. */
+	@Override
 	public synchronized List<String> listenedQueues() {
 		return List.copyOf(this.workers.keySet());
 	}
@@ -242,6 +247,7 @@ public class RedisSerialQueue implements SerialQueue, SmartLifecycle {
 	 * running: they wait for a worker to take them back) and up to {@code max} groups waiting for a
 	 * worker, most tasks first.
 	 */
+	@Override
 	public List<QueueGroup> busiestGroups(String queue, int max) {
 		Assert.isTrue(max > 0, () -> "Max must be positive, was " + max);
 		List<QueueGroup> groups = new ArrayList<>(await(this.scripts.groups(keys(queue), max),

@@ -4,15 +4,13 @@ import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
-import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
 import org.jspecify.annotations.Nullable;
-
-import org.springframework.aop.support.AopUtils;
 
 import dev.lockstep.RateLimitExceededException;
 import dev.lockstep.RateLimiter;
 import dev.lockstep.RateLimiter.Decision;
+import dev.lockstep.aop.AnnotatedMethodInterceptor;
 import dev.lockstep.aop.AnnotatedMethods;
 
 /**
@@ -21,30 +19,19 @@ import dev.lockstep.aop.AnnotatedMethods;
  * slot up to the limit's wait time (sleeping until the slot is due, then asking again). A call
  * that gets no slot is refused with {@link RateLimitExceededException} and the method is not run.
  */
-final class RateLimitInterceptor implements MethodInterceptor {
-
-	private final AnnotatedMethods<RateLimitedMethod> methods;
-
-	private final Supplier<RateLimiter> rateLimiter;
+final class RateLimitInterceptor extends AnnotatedMethodInterceptor<RateLimitedMethod, RateLimiter> {
 
 	RateLimitInterceptor(AnnotatedMethods<RateLimitedMethod> methods, Supplier<RateLimiter> rateLimiter) {
-		this.methods = methods;
-		this.rateLimiter = rateLimiter;
+		super(methods, rateLimiter);
 	}
 
 	@Override
-	public @Nullable Object invoke(MethodInvocation invocation) throws Throwable {
-		Object bean = invocation.getThis();
-		Class<?> targetClass = (bean != null) ? AopUtils.getTargetClass(bean) : null;
-		RateLimitedMethod method = this.methods.find(invocation.getMethod(), targetClass);
-		if (method == null) {
-			return invocation.proceed();
-		}
+	protected @Nullable Object invoke(MethodInvocation invocation, RateLimitedMethod method) throws Throwable {
 		String[] targets = new String[method.limits().size()];
 		for (int i = 0; i < targets.length; i++) {
 			targets[i] = method.limits().get(i).target(invocation.getArguments());
 		}
-		RateLimiter limiter = this.rateLimiter.get();
+		RateLimiter limiter = service();
 		for (int i = 0; i < targets.length; i++) {
 			acquire(limiter, method.limits().get(i), targets[i]);
 		}

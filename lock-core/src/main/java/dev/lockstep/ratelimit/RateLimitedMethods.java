@@ -14,8 +14,8 @@ import org.springframework.util.StringUtils;
 
 import dev.lockstep.annotation.RateLimited;
 import dev.lockstep.aop.AnnotatedMethods;
-import dev.lockstep.aop.MethodAttributes;
 import dev.lockstep.internal.DurationRules;
+import dev.lockstep.internal.MethodAttributes;
 import dev.lockstep.internal.NamingRules;
 import dev.lockstep.internal.spel.KeyExpression;
 

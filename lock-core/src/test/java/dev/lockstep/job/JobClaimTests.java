@@ -31,12 +31,15 @@ import org.springframework.scheduling.support.CronTrigger;
 import dev.lockstep.GuardedJob;
 import dev.lockstep.JobNextSlot;
 import dev.lockstep.LockListener;
+import dev.lockstep.LockUnavailableException;
 import dev.lockstep.internal.redis.RedisScripts;
+import dev.lockstep.internal.redis.ReplyWait;
 import dev.lockstep.lock.RedisConnections;
 import dev.lockstep.testing.FaultProxy;
 import dev.lockstep.testing.TestRedis;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
 /** The job claim's edge cases on a real Redis and real schedulers. */
@@ -348,6 +351,39 @@ class JobClaimTests {
 	}
 
 	@Test
+	void aJobsRecordsAreReadWithinTheCommandTimeoutAndRedisNotAnsweringIsLockUnavailable() throws Exception {
+		TestRedis.Endpoint redis = TestRedis.standalone();
+		try (FaultProxy proxy = FaultProxy.start(redis.host(), redis.port())) {
+			// Lettuce's own timeout far longer than the guard's: only the guard's wait can end the read
+			LettuceConnectionFactory factory = new LettuceConnectionFactory(
+					new RedisStandaloneConfiguration(proxy.host(), proxy.port()),
+					LettuceClientConfiguration.builder().commandTimeout(Duration.ofSeconds(30)).build());
+			factory.afterPropertiesSet();
+			factory.start();
+			RedisJobGuard guard = new RedisJobGuard(factory, new GuardedJobs());
+			guard.setKeyPrefix(RedisConnections.uniquePrefix());
+			guard.setCommandTimeout(Duration.ofMillis(500));
+			guard.start();
+			try {
+				assertThat(guard.history("nightly")).as("read while Redis answers").isEmpty();
+				assertThat(guard.lastSkip("nightly")).isEmpty();
+				proxy.stall();
+				long sent = System.nanoTime();
+				assertThatThrownBy(() -> guard.history("nightly")).isInstanceOf(LockUnavailableException.class)
+					.hasMessageContaining("did not answer within 500ms")
+					.hasMessageContaining("job 'nightly'");
+				assertThat(Duration.ofNanos(System.nanoTime() - sent)).as("the read ends with the command timeout")
+					.isBetween(Duration.ofMillis(400), Duration.ofSeconds(10));
+			}
+			finally {
+				proxy.heal();
+				guard.stop();
+				factory.destroy();
+			}
+		}
+	}
+
+	@Test
 	void aClaimThatFailsOnAConnectionResetIsSkippedNamingTheResetNotTheCommandTimeout() throws Exception {
 		TestRedis.Endpoint redis = TestRedis.standalone();
 		try (FaultProxy proxy = FaultProxy.start(redis.host(), redis.port())) {
@@ -406,7 +442,7 @@ class JobClaimTests {
 			Job job = new Job(new JobScripts(redis), "hourly", "a", "b", "z");
 			job.template.opsForHash().delete(job.keys.members(), "fired:z");
 			job.template.opsForHash().put(job.keys.members(), "elected:a", Long.toString(SLOT - PERIOD));
-			JobRecords records = new JobRecords(connectionFactory, job.prefix);
+			JobRecords records = new JobRecords(job.scripts, new ReplyWait(Duration.ofSeconds(5), "Redis"), job.prefix);
 			GuardedJob hourly = new GuardedJob("hourly", "Hourly.run()", Duration.ofMinutes(10), Duration.ZERO,
 					"0 0 * * * *", "UTC");
 			Instant hour = Instant.ofEpochMilli((System.currentTimeMillis() / 3_600_000 + 1) * 3_600_000);

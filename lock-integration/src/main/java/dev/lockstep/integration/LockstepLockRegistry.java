@@ -10,6 +10,7 @@ import org.springframework.integration.support.locks.RenewableLockRegistry;
 import org.springframework.util.Assert;
 
 import dev.lockstep.LockService;
+import dev.lockstep.internal.PrefixedLocks;
 
 /**
  * Spring Integration's {@code LockRegistry} on Lockstep's {@link LockService}: the locks of
@@ -39,9 +40,7 @@ public final class LockstepLockRegistry
 	/** The prefix of the Lockstep lock key of each registry key unless one is given. */
 	public static final String DEFAULT_KEY_PREFIX = "integration:";
 
-	private final LockService lockService;
-
-	private final String keyPrefix;
+	private final PrefixedLocks prefixed;
 
 	private final Map<String, LockstepDistributedLock> locks = new ConcurrentHashMap<>();
 
@@ -55,10 +54,7 @@ public final class LockstepLockRegistry
 	 * own {@code lockstep.key-prefix} comes before it in Redis).
 	 */
 	public LockstepLockRegistry(LockService lockService, String keyPrefix) {
-		Assert.notNull(lockService, "LockService must not be null");
-		Assert.notNull(keyPrefix, "Key prefix of the registry's locks must not be null");
-		this.lockService = lockService;
-		this.keyPrefix = keyPrefix;
+		this.prefixed = new PrefixedLocks(lockService, keyPrefix, "the registry's locks");
 	}
 
 	/**
@@ -70,7 +66,7 @@ public final class LockstepLockRegistry
 		Assert.isInstanceOf(String.class, lockKey, "Lock key of a LockstepLockRegistry must be a String");
 		String key = (String) lockKey;
 		return this.locks.computeIfAbsent(key,
-				(name) -> new LockstepDistributedLock(this.lockService, this.keyPrefix + name));
+				(name) -> new LockstepDistributedLock(this.prefixed.lockService(), this.prefixed.keyOf(name)));
 	}
 
 	/**
@@ -117,7 +113,7 @@ public final class LockstepLockRegistry
 
 	@Override
 	public String toString() {
-		return "LockstepLockRegistry[keyPrefix=" + this.keyPrefix + ", lockService=" + this.lockService + "]";
+		return "LockstepLockRegistry[" + this.prefixed + "]";
 	}
 
 }

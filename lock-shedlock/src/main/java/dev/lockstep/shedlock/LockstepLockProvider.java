@@ -11,7 +11,8 @@ import org.springframework.util.Assert;
 
 import dev.lockstep.LockHandle;
 import dev.lockstep.LockService;
-import dev.lockstep.lock.ThreadLocks;
+import dev.lockstep.internal.PrefixedLocks;
+import dev.lockstep.internal.ThreadHolds;
 
 /**
  * ShedLock's {@code LockProvider} on Lockstep's {@link LockService}, so that {@code @SchedulerLock}
@@ -45,9 +46,7 @@ public final class LockstepLockProvider implements ExtensibleLockProvider {
 	/** The prefix of the Lockstep lock key of each ShedLock lock name unless one is given. */
 	public static final String DEFAULT_KEY_PREFIX = "shedlock:";
 
-	private final LockService lockService;
-
-	private final String keyPrefix;
+	private final PrefixedLocks locks;
 
 	/** A provider whose lock for ShedLock name {@code N} is Lockstep's lock {@code shedlock:N}. */
 	public LockstepLockProvider(LockService lockService) {
@@ -59,15 +58,12 @@ public final class LockstepLockProvider implements ExtensibleLockProvider {
 	 * (Lockstep's own {@code lockstep.key-prefix} comes before it in Redis).
 	 */
 	public LockstepLockProvider(LockService lockService, String keyPrefix) {
-		Assert.notNull(lockService, "LockService must not be null");
-		Assert.notNull(keyPrefix, "Key prefix of the ShedLock locks must not be null");
-		this.lockService = lockService;
-		this.keyPrefix = keyPrefix;
+		this.locks = new PrefixedLocks(lockService, keyPrefix, "the ShedLock locks");
 	}
 
 	/** The Lockstep lock key of ShedLock's lock {@code name}. */
 	public String keyOf(String name) {
-		return this.keyPrefix + name;
+		return this.locks.keyOf(name);
 	}
 
 	/**
@@ -81,19 +77,19 @@ public final class LockstepLockProvider implements ExtensibleLockProvider {
 		Duration lease = configuration.getLockAtMostFor();
 		Assert.isTrue(!lease.isNegative() && !lease.isZero(),
 				() -> "lockAtMostFor of ShedLock lock '" + configuration.getName() + "' must be positive: " + lease);
-		Optional<LockHandle> handle = this.lockService.tryAcquire(keyOf(configuration.getName()), Duration.ZERO, lease);
+		Optional<LockHandle> handle = this.locks.lockService().tryAcquire(keyOf(configuration.getName()), Duration.ZERO, lease);
 		if (handle.isEmpty()) {
 			return Optional.empty();
 		}
 		// ShedLock's locks are not reentrant: another lock() on this thread must try Redis, and fail,
 		// rather than re-enter this one; and unlock() may come from another thread.
-		ThreadLocks.detach(handle.get());
+		ThreadHolds.detach(handle.get());
 		return Optional.of(new LockstepSimpleLock(handle.get(), configuration, System.nanoTime()));
 	}
 
 	@Override
 	public String toString() {
-		return "LockstepLockProvider[keyPrefix=" + this.keyPrefix + ", lockService=" + this.lockService + "]";
+		return "LockstepLockProvider[" + this.locks + "]";
 	}
 
 }

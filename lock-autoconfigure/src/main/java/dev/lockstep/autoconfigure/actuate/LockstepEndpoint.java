@@ -15,7 +15,6 @@ import org.springframework.boot.actuate.endpoint.annotation.Selector.Match;
 import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 
 import dev.lockstep.Counters;
-import dev.lockstep.GuardedJob;
 import dev.lockstep.JobElection;
 import dev.lockstep.JobGuardRegistry;
 import dev.lockstep.JobMember;
@@ -23,12 +22,10 @@ import dev.lockstep.JobNextSlot;
 import dev.lockstep.JobRun;
 import dev.lockstep.JobSkip;
 import dev.lockstep.LockSnapshot;
+import dev.lockstep.LockStateRegistry;
 import dev.lockstep.QueueStats;
+import dev.lockstep.SerialQueueRegistry;
 import dev.lockstep.SerialTask;
-import dev.lockstep.lock.RedisLockService;
-import dev.lockstep.queue.QueueGroup;
-import dev.lockstep.queue.QueueSettings;
-import dev.lockstep.queue.RedisSerialQueue;
 import dev.lockstep.ratelimit.RedisRateLimiter;
 
 /**
@@ -46,8 +43,11 @@ import dev.lockstep.ratelimit.RedisRateLimiter;
  * and how long until its bucket is full again;</li>
  * <li>{@code GET /actuator/lockstep/counters/{key}}: a bounded counter's count.</li>
  * </ul>
- * Reading costs Redis a few {@code GET}/{@code LRANGE} calls per job, one read-only script per key
- * asked for or waited on; nothing scans the key space.
+ * Each feature answers for its own paths ({@code LockEndpointPart}, {@code JobEndpointPart},
+ * {@code QueueEndpointPart}, {@code LimitEndpointPart}), reading through the features' registries
+ * ({@link LockStateRegistry}, {@link JobGuardRegistry}, {@link SerialQueueRegistry}).
+ * Reading costs Redis one read-only script per job record, per key asked for or waited on; nothing
+ * scans the key space. Each read waits at most {@code lockstep.command-timeout}.
  * <p>
  * Read-only unless the application says otherwise: the operations that change Redis (a dead task's
  * redrive, {@code POST}, and discard, {@code DELETE}) are there only with
@@ -56,128 +56,69 @@ import dev.lockstep.ratelimit.RedisRateLimiter;
 @Endpoint(id = "lockstep", defaultAccess = Access.READ_ONLY)
 public final class LockstepEndpoint {
 
-	private final @Nullable String instanceId;
-
 	private final String redisMode;
-
-	private final @Nullable JobGuardRegistry jobGuard;
 
 	private final @Nullable RecentLockLosses losses;
 
-	private final @Nullable RedisLockService locks;
+	private final @Nullable LockEndpointPart locks;
 
-	private final @Nullable RedisSerialQueue queues;
+	private final @Nullable JobEndpointPart jobs;
 
-	private @Nullable RedisRateLimiter rateLimiter;
+	private final @Nullable QueueEndpointPart queues;
 
-	private @Nullable Counters counters;
-
-	/** How many dead letters {@code queues/{name}} shows. */
-	static final int DEAD_LETTERS_SHOWN = 20;
-
-	/** How many running and waiting groups {@code queues/{name}} reads, of each. */
-	static final int GROUPS_SHOWN = 20;
+	private LimitEndpointPart limits = new LimitEndpointPart(null, null);
 
 	/**
-	 * @param instanceId the lock service's instance id, or null
 	 * @param redisMode {@code standalone}, {@code sentinel} or {@code cluster}
-	 * @param jobGuard the job records, or null without a job guard
+	 * @param locks the lock service's views, or null for a lock service of the application's own
 	 * @param losses the locks lost recently, or null
-	 * @param locks Lockstep's lock service, or null for a lock service of the application's own
+	 * @param jobs the job records, or null without a job guard
+	 * @param queues the serial queues' views, or null without Lockstep's serial queue
 	 */
-	public LockstepEndpoint(@Nullable String instanceId, String redisMode, @Nullable JobGuardRegistry jobGuard,
-			@Nullable RecentLockLosses losses, @Nullable RedisLockService locks) {
-		this(instanceId, redisMode, jobGuard, losses, locks, null);
-	}
-
-	/**
-	 * With the serial queues' views.
-	 * @param queues Lockstep's serial queue, or null without one
-	 */
-	public LockstepEndpoint(@Nullable String instanceId, String redisMode, @Nullable JobGuardRegistry jobGuard,
-			@Nullable RecentLockLosses losses, @Nullable RedisLockService locks, @Nullable RedisSerialQueue queues) {
-		this.queues = queues;
-		this.locks = locks;
-		this.instanceId = instanceId;
+	public LockstepEndpoint(String redisMode, @Nullable LockStateRegistry locks, @Nullable RecentLockLosses losses,
+			@Nullable JobGuardRegistry jobs, @Nullable SerialQueueRegistry queues) {
 		this.redisMode = redisMode;
-		this.jobGuard = jobGuard;
 		this.losses = losses;
+		this.locks = (locks != null) ? new LockEndpointPart(locks) : null;
+		this.jobs = (jobs != null) ? new JobEndpointPart(jobs) : null;
+		this.queues = (queues != null) ? new QueueEndpointPart(queues) : null;
 	}
 
 	/** Adds the rate-limit and counter views; either may be null (not there, or the application's own). */
 	void limits(@Nullable RedisRateLimiter rateLimiter, @Nullable Counters counters) {
-		this.rateLimiter = rateLimiter;
-		this.counters = counters;
+		this.limits = new LimitEndpointPart(rateLimiter, counters);
 	}
 
 	@ReadOperation
 	public Overview overview() {
-		List<String> jobs = (this.jobGuard != null) ? this.jobGuard.jobs().stream().map(GuardedJob::name).toList()
-				: List.of();
-		Integer lost = (this.losses != null) ? this.losses.losses().size() : null;
-		return new Overview(this.instanceId, (this.jobGuard != null) ? this.jobGuard.instanceId() : null,
-				this.redisMode, jobs, lost,
+		return new Overview((this.locks != null) ? this.locks.registry().instanceId() : null,
+				(this.jobs != null) ? this.jobs.jobs().instanceId() : null, this.redisMode,
+				(this.jobs != null) ? this.jobs.names() : List.of(),
+				(this.losses != null) ? this.losses.losses().size() : null,
 				(this.losses != null) ? this.losses.window() : null,
-				(this.queues != null) ? this.queues.listenedQueues() : List.of());
+				(this.queues != null) ? this.queues.queues().listenedQueues() : List.of());
 	}
 
 	/**
 	 * {@code locks}, {@code locks/{key}}, {@code permits/{key}}, {@code jobs}, {@code jobs/{name}},
 	 * {@code queues}, {@code queues/{name}}, {@code ratelimits}, {@code ratelimits/{key}} or
-	 * {@code counters/{key}}; anything else is not found.
+	 * {@code counters/{key}}: each feature's part answers for its own; anything else is not found.
 	 */
 	@ReadOperation
 	public @Nullable Object part(@Selector(match = Match.ALL_REMAINING) String... path) {
-		if (path.length > 0 && "ratelimits".equals(path[0]) && this.rateLimiter != null) {
-			return (path.length == 1) ? this.rateLimiter.recentKeys()
-					: this.rateLimiter.keyState(String.join("/", Arrays.copyOfRange(path, 1, path.length)));
-		}
-		if (path.length > 1 && "counters".equals(path[0]) && this.counters != null) {
-			String key = String.join("/", Arrays.copyOfRange(path, 1, path.length));
-			return new CounterState(key, this.counters.current(key));
-		}
-		if (path.length > 0 && "queues".equals(path[0]) && this.queues != null) {
-			return queuePart(this.queues, Arrays.copyOfRange(path, 1, path.length));
-		}
-		if (path.length > 1 && "permits".equals(path[0]) && this.locks != null) {
-			return this.locks.permitState(String.join("/", Arrays.copyOfRange(path, 1, path.length)));
-		}
-		if (path.length > 0 && "locks".equals(path[0]) && this.locks != null) {
-			if (path.length == 1) {
-				return new Locks(this.locks.heldLocks(), this.locks.waitingCalls());
-			}
-			return this.locks.keyState(String.join("/", Arrays.copyOfRange(path, 1, path.length)));
-		}
-		if (path.length == 0 || !"jobs".equals(path[0]) || this.jobGuard == null) {
-			return null;
-		}
-		if (path.length == 1) {
-			return this.jobGuard.jobs().stream().map(this::summary).toList();
-		}
-		String name = String.join("/", Arrays.copyOfRange(path, 1, path.length));
-		JobGuardRegistry registry = this.jobGuard;
-		JobDetail detail = new JobDetail(name, registry.lastRun(name).orElse(null), registry.lastSkip(name).orElse(null),
-				registry.history(name), registry.members(name), registry.elections(name),
-				registry.nextSlot(name).orElse(null));
-		// a name neither guarded here nor known to Redis is a typo, not an idle job: not found
-		boolean known = registry.jobs().stream().anyMatch((job) -> job.name().equals(name)) || detail.lastRun() != null
-				|| detail.lastSkip() != null || !detail.history().isEmpty() || !detail.members().isEmpty();
-		return known ? detail : null;
-	}
-
-	private static Object queuePart(RedisSerialQueue queues, String[] path) {
 		if (path.length == 0) {
-			return queues.listenedQueues().stream().map((name) -> new QueueSummary(name, queues.stats(name))).toList();
-		}
-		String name = String.join("/", path);
-		boolean listened = queues.listenedQueues().contains(name);
-		QueueStats stats = queues.stats(name);
-		// a queue nobody listens to here, that has no settings of its own and holds no task, is a typo: not found
-		if (!listened && !queues.hasOwnSettings(name) && stats.equals(new QueueStats(0, 0, 0, 0))) {
 			return null;
 		}
-		return new QueueDetail(name, listened, queues.settings(name), stats, queues.busiestGroups(name, GROUPS_SHOWN),
-				queues.deadLetters(name, DEAD_LETTERS_SHOWN));
+		String rest = (path.length > 1) ? String.join("/", Arrays.copyOfRange(path, 1, path.length)) : null;
+		return switch (path[0]) {
+			case "locks" -> (this.locks != null) ? this.locks.locks(rest) : null;
+			case "permits" -> (this.locks != null) ? this.locks.permits(rest) : null;
+			case "jobs" -> (this.jobs != null) ? this.jobs.read(rest) : null;
+			case "queues" -> (this.queues != null) ? this.queues.read(rest) : null;
+			case "ratelimits" -> this.limits.rateLimits(rest);
+			case "counters" -> this.limits.counter(rest);
+			default -> null;
+		};
 	}
 
 	/**
@@ -190,7 +131,7 @@ public final class LockstepEndpoint {
 		if (this.queues == null || !"queues".equals(part) || !"redrive".equals(action)) {
 			return null;
 		}
-		return new Redriven(name, taskId, this.queues.redrive(name, taskId));
+		return this.queues.redrive(name, taskId);
 	}
 
 	/**
@@ -203,15 +144,7 @@ public final class LockstepEndpoint {
 		if (this.queues == null || !"queues".equals(part) || !"dead".equals(kind)) {
 			return null;
 		}
-		return new Discarded(name, taskId, this.queues.discard(name, taskId));
-	}
-
-	private JobSummary summary(GuardedJob job) {
-		JobGuardRegistry registry = this.jobGuard;
-		return new JobSummary(job.name(), job.method(), job.lockAtMostFor(), job.lockAtLeastFor(), job.cron(),
-				(registry != null) ? registry.lastRun(job.name()).orElse(null) : null,
-				(registry != null) ? registry.lastSkip(job.name()).orElse(null) : null,
-				(registry != null) ? registry.nextSlot(job.name()).orElse(null) : null);
+		return this.queues.discard(name, taskId);
 	}
 
 	/**
@@ -247,8 +180,8 @@ public final class LockstepEndpoint {
 	 * busy group waiting further back is not among them)
 	 * @param deadLetters its oldest dead tasks, up to 20
 	 */
-	public record QueueDetail(String name, boolean listenedHere, QueueSettings settings, QueueStats stats,
-			List<QueueGroup> busiestGroups, List<SerialTask> deadLetters) {
+	public record QueueDetail(String name, boolean listenedHere, SerialQueueRegistry.Settings settings,
+			QueueStats stats, List<? extends SerialQueueRegistry.Group> busiestGroups, List<SerialTask> deadLetters) {
 	}
 
 	/**

@@ -17,13 +17,13 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 import dev.lockstep.Counters;
 import dev.lockstep.JobGuardRegistry;
 import dev.lockstep.LockService;
+import dev.lockstep.LockStateRegistry;
+import dev.lockstep.SerialQueueRegistry;
 import dev.lockstep.autoconfigure.LockstepAutoConfiguration;
 import dev.lockstep.autoconfigure.counter.CountersAutoConfiguration;
 import dev.lockstep.autoconfigure.job.JobGuardAutoConfiguration;
 import dev.lockstep.autoconfigure.queue.SerialQueueAutoConfiguration;
 import dev.lockstep.autoconfigure.ratelimit.RateLimitAutoConfiguration;
-import dev.lockstep.lock.RedisLockService;
-import dev.lockstep.queue.RedisSerialQueue;
 import dev.lockstep.ratelimit.RedisRateLimiter;
 
 /**
@@ -53,18 +53,18 @@ public final class LockstepEndpointAutoConfiguration {
 	@ConditionalOnAvailableEndpoint
 	LockstepEndpoint lockstepEndpoint(LockService lockService, RedisConnectionFactory connectionFactory,
 			ObjectProvider<JobGuardRegistry> jobGuard, ObjectProvider<RecentLockLosses> losses,
-			ObjectProvider<RedisSerialQueue> queues, ObjectProvider<RedisRateLimiter> rateLimiter,
+			ObjectProvider<SerialQueueRegistry> queues, ObjectProvider<RedisRateLimiter> rateLimiter,
 			ObjectProvider<Counters> counters) {
-		JobGuardRegistry registry = jobGuard.getIfUnique();
-		LockstepEndpoint endpoint = new LockstepEndpoint(instanceId(lockService), redisMode(connectionFactory), registry,
-				losses.getIfUnique(), (lockService instanceof RedisLockService redis) ? redis : null, queues.getIfUnique());
+		LockstepEndpoint endpoint = new LockstepEndpoint(redisMode(connectionFactory),
+				(lockService instanceof LockStateRegistry registry) ? registry : null, losses.getIfUnique(),
+				jobGuard.getIfUnique(), queues.getIfUnique());
 		endpoint.limits(rateLimiter.getIfUnique(), counters.getIfUnique());
 		return endpoint;
 	}
 
 	/** The id this instance writes into lock owners, or {@code null} for a lock service of the application's own. */
 	static @Nullable String instanceId(LockService lockService) {
-		return (lockService instanceof RedisLockService redis) ? redis.getInstanceId() : null;
+		return (lockService instanceof LockStateRegistry registry) ? registry.instanceId() : null;
 	}
 
 	static String redisMode(RedisConnectionFactory connectionFactory) {

@@ -9,10 +9,17 @@ import io.lettuce.core.ScriptOutputType;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One feature's Lua scripts: each read once from the resources beside an anchor class, after the
- * library files the feature's scripts share, and remembered so that all of them are preloaded
- * together ({@link RedisScripts#preload}): a script added to the feature is preloaded without
- * anyone listing it again. Internal to Lockstep.
+ * One feature's Lua scripts, its script table: each read once from the resources beside an anchor
+ * class, after the library files the feature's scripts share, named by its file and remembered so
+ * that all of them are preloaded together ({@link RedisScripts#preload}): a script added to the
+ * feature is preloaded without anyone listing it again. A feature declares its table in one
+ * statement and calls its scripts by file name through {@link FeatureScripts}:
+ *
+ * <pre class="code">
+ * new ScriptSet(JobScripts.class, RedisScripts.LOCK_VALUES)
+ *     .returning(ScriptOutputType.MULTI, "job-claim.lua", "job-renew.lua")
+ *     .returning(ScriptOutputType.INTEGER, "job-finish.lua");
+ * </pre>
  */
 public final class ScriptSet {
 
@@ -38,6 +45,14 @@ public final class ScriptSet {
 		LuaScript script = LuaScript.load(this.anchor, output, resources.toArray(String[]::new));
 		this.scripts.add(script);
 		return script;
+	}
+
+	/** Reads each of {@code names}, whose replies are of type {@code output}, and adds them to the set. */
+	public ScriptSet returning(ScriptOutputType output, String... names) {
+		for (String name : names) {
+			load(output, name);
+		}
+		return this;
 	}
 
 	/** Every script of the set, in the order they were loaded. */

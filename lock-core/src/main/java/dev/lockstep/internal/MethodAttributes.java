@@ -1,4 +1,4 @@
-package dev.lockstep.aop;
+package dev.lockstep.internal;
 
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
@@ -13,13 +13,11 @@ import org.springframework.beans.factory.config.ConfigurableBeanFactory;
 import org.springframework.format.datetime.standard.DurationFormatterUtils;
 import org.springframework.util.ClassUtils;
 
-import dev.lockstep.internal.DurationRules;
-
 /**
  * Reads the string attributes of Lockstep's annotations the same way for every annotation:
  * {@code ${...}} placeholders through the bean factory, durations through Spring's
- * {@link DurationFormatterUtils}, and errors that name the annotated method. Internal to
- * Lockstep; public only for its other packages.
+ * {@link DurationFormatterUtils}, and errors that name the annotated method. Shared by
+ * the annotations' resolvers in {@code aop}, {@code job} and {@code ratelimit}.
  */
 public final class MethodAttributes {
 
