@@ -50,19 +50,26 @@ final class QueueScripts extends FeatureScripts {
 	 * group waiting handles them anyway when one is due).
 	 */
 	CompletableFuture<Taken> take(QueueKeys keys, String owner, QueueSettings settings, boolean sweep) {
-		return take(keys, owner, settings.maxAttempts(), settings.leaseTime(), sweep);
+		return take(keys, owner, settings.maxAttempts(), settings.leaseTime(), sweep, false);
+	}
+
+	/** As above; {@code claimed}: the worker claimed this take ({@link #claimTake}), and the take gives the claim back. */
+	CompletableFuture<Taken> take(QueueKeys keys, String owner, QueueSettings settings, boolean sweep, boolean claimed) {
+		return take(keys, owner, settings.maxAttempts(), settings.leaseTime(), sweep, claimed);
 	}
 
 	/** A take that handles the leases and retries that fell due first. */
 	CompletableFuture<Taken> take(QueueKeys keys, String owner, int maxAttempts, Duration leaseTime) {
-		return take(keys, owner, maxAttempts, leaseTime, true);
+		return take(keys, owner, maxAttempts, leaseTime, true, false);
 	}
 
 	/** {@code maxAttempts}: a task whose lease ran out on its last attempt is buried. */
-	CompletableFuture<Taken> take(QueueKeys keys, String owner, int maxAttempts, Duration leaseTime, boolean sweep) {
+	CompletableFuture<Taken> take(QueueKeys keys, String owner, int maxAttempts, Duration leaseTime, boolean sweep,
+			boolean claimed) {
 		long sent = System.nanoTime();
 		return this.<List<Object>>run("queue-take.lua", keys.forScripts(), List.of(owner, Long.toString(leaseTime.toMillis()),
-				Integer.toString(maxAttempts), keys.channel(), sweep ? "1" : "0", Long.toString(IDLE_MARK.toMillis())))
+				Integer.toString(maxAttempts), keys.channel(), sweep ? "1" : "0", Long.toString(IDLE_MARK.toMillis()),
+				claimed ? "1" : "0"))
 			.thenApply((reply) -> Taken.of(keys.queue(), owner, reply, sent));
 	}
 
@@ -172,9 +179,13 @@ final class QueueScripts extends FeatureScripts {
 	record Paused(boolean queue, List<String> groups) {
 	}
 
-	/** How many groups wait for a worker now (paused ones not counted); one LLEN. */
-	CompletableFuture<Long> groupsWaiting(QueueKeys keys) {
-		return run("queue-probe.lua", keys.forScripts(), List.of());
+	/**
+	 * Whether an idle worker woken by a wake-up is to take: fewer workers are on their way to take
+	 * than groups wait (queue-probe.lua); it then counts itself, and its take ({@code claimed} true)
+	 * gives the claim back.
+	 */
+	CompletableFuture<Boolean> claimTake(QueueKeys keys) {
+		return this.<Long>run("queue-probe.lua", keys.forScripts(), List.of()).thenApply((answer) -> answer == 1L);
 	}
 
 	/** {queued, running, dead, groups waiting}. */

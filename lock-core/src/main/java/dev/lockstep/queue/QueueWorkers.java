@@ -141,13 +141,17 @@ final class QueueWorkers {
 
 	private void workUntilStopped() {
 		QueueScripts.Taken next = null;
+		// whether the next take was claimed by a worker woken by a wake-up (see idleUntilWorthTaking)
+		boolean claimed = false;
 		while (!this.stopping || (next != null && next.task() != null)) {
 			QueueScripts.Taken taken = next;
 			next = null;
 			if (taken == null) {
 				String owner = this.owners.next();
 				try {
-					taken = await(this.scripts.take(this.keys, owner, this.settings, sweepDue()));
+					boolean claim = claimed;
+					claimed = false;
+					taken = await(this.scripts.take(this.keys, owner, this.settings, sweepDue(), claim));
 					if (this.redisFailing) {
 						this.redisFailing = false;
 						logger.info("Queue '{}' reaches Redis again; its workers take tasks", this.keys.queue());
@@ -171,7 +175,7 @@ final class QueueWorkers {
 			QueueScripts.Started task = taken.task();
 			if (task == null) {
 				if (!this.stopping) {
-					idleUntilWorthTaking(taken.nextDueMillis());
+					claimed = idleUntilWorthTaking(taken.nextDueMillis());
 				}
 			}
 			else if (this.stopping) {
@@ -304,28 +308,29 @@ final class QueueWorkers {
 	/**
 	 * Waits idle after a take that found nothing, until a take may find work: a lease or retry
 	 * falls due ({@code dueMillis}), {@link IdleWorkers#IDLE_LOOK} passes, or a wake-up message
-	 * came and groups wait for a worker. Every instance hears a wake-up and wakes a worker for it,
-	 * and often another instance's worker has taken the group already: one LLEN (queue-probe.lua)
-	 * tells, for two commands rather than a take's seven. The wait never goes past the look-by
-	 * moment, so the worker looks again before the idle mark its take set runs out (see
-	 * {@link QueueScripts#IDLE_MARK}).
+	 * came and this worker may take: every instance hears a wake-up and wakes a worker for it, and
+	 * only as many should take as groups wait (queue-probe.lua tells, in a few commands rather than
+	 * a take's seven). The wait never goes past the look-by moment, so the worker looks again
+	 * before the idle mark its take set runs out (see {@link QueueScripts#IDLE_MARK}). True when
+	 * the worker claimed its next take.
 	 */
-	private void idleUntilWorthTaking(long dueMillis) {
+	private boolean idleUntilWorthTaking(long dueMillis) {
 		long lookBy = System.nanoTime() + IdleWorkers.IDLE_LOOK.toNanos();
 		long timedWakes = this.idle.timedWakes();
 		this.idle.await(dueMillis, lookBy - System.nanoTime());
 		while (!this.stopping && this.idle.timedWakes() == timedWakes && lookBy - System.nanoTime() > 0) {
 			try {
-				if (await(this.scripts.groupsWaiting(this.keys)) > 0) {
-					return;
+				if (await(this.scripts.claimTake(this.keys))) {
+					return true;
 				}
 			}
 			catch (InterruptedException | ExecutionException | TimeoutException ex) {
 				// the take tells
-				return;
+				return false;
 			}
 			this.idle.await(-1, lookBy - System.nanoTime());
 		}
+		return false;
 	}
 
 	/**

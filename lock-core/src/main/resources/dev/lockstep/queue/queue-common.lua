@@ -25,6 +25,8 @@
 --             after the longest an idle worker waits before it looks again, so that a finish or a
 --             submit wakes the workers (PUBLISH, which every instance hears) only while one may be
 --             idle, rather than with every task
+--   :claims   how many workers woken by a wake-up are on their way to take (see queue-probe.lua),
+--             expiring 2 s after the first
 --   :paused   set of paused groups (see queue-pause.lua): their tasks keep their order, no worker
 --             starts one until the group is resumed
 --   :held     list of paused groups whose next task could start (a paused group's place instead
@@ -178,6 +180,14 @@ local function abandon(id, why, now, max_attempts, channel)
     bury(id, group, err, now, channel, holder)
   else
     requeue(id, group, err, channel, holder)
+  end
+end
+
+-- A take by a worker that claimed its way to it (queue-probe.lua) gives its claim back.
+local function claimed_take()
+  local claims = base .. ':claims'
+  if redis.call('GET', claims) and redis.call('DECR', claims) <= 0 then
+    redis.call('DEL', claims)
   end
 end
 

@@ -188,12 +188,27 @@ class QueueProtocolRandomTests {
 			long lease = random.nextBoolean() ? 1 : 60_000;
 			// the workers ask a take to handle the leases and retries that fell due now and then, not every time
 			boolean sweep = random.nextBoolean();
-			QueueScripts.Taken taken = get(this.scripts.take(this.keys, owner, MAX_ATTEMPTS, Duration.ofMillis(lease), sweep));
+			// a worker woken by a wake-up asks first whether to take, and its take gives the claim back
+			boolean claimed = false;
+			if (random.nextInt(3) == 0) {
+				long waiting = this.template.opsForList().size(this.keys.base() + ":ready");
+				String claimsBefore = this.template.opsForValue().get(this.keys.base() + ":claims");
+				claimed = get(this.scripts.claimTake(this.keys));
+				long claims = (claimsBefore == null) ? 0 : Long.parseLong(claimsBefore);
+				assertThat(claimed).as("a claim while " + claims + " claim(s) for " + waiting + " group(s) waiting")
+					.isEqualTo(claims < waiting);
+				if (!claimed) {
+					return "no claim, " + waiting + " waiting, " + claims + " claimed";
+				}
+			}
+			QueueScripts.Taken taken = get(this.scripts.take(this.keys, owner, MAX_ATTEMPTS, Duration.ofMillis(lease), sweep,
+					claimed));
 			boolean sentTwice = random.nextInt(4) == 0;
 			if (sentTwice) {
 				// the client sent the take again after a reconnect; its worker hears only the second reply
 				QueueScripts.Taken first = taken;
-				taken = get(this.scripts.take(this.keys, owner, MAX_ATTEMPTS, Duration.ofMillis(lease), random.nextBoolean()));
+				taken = get(this.scripts.take(this.keys, owner, MAX_ATTEMPTS, Duration.ofMillis(lease), random.nextBoolean(),
+						claimed));
 				if (first.task() != null && lease > 1) {
 					assertThat(taken.task()).as("a take sent again answers the task the first started").isNotNull();
 					assertThat(taken.task().id()).isEqualTo(first.task().id());
@@ -392,6 +407,11 @@ class QueueProtocolRandomTests {
 			assertThat(owners.get(owner)).as("the owners index names running task " + id).isEqualTo(id);
 		}
 		assertThat(owners).as("the owners index holds the running tasks' owners only").hasSize(running.size());
+		String claims = this.template.opsForValue().get(base + ":claims");
+		if (claims != null) {
+			assertThat(Long.parseLong(claims)).as("claims on their way to a take, when any").isPositive();
+			assertThat(this.template.getExpire(base + ":claims", TimeUnit.MILLISECONDS)).as("claims expire").isBetween(1L, 2000L);
+		}
 		String counted = this.template.opsForValue().get(base + ":queued");
 		assertThat((counted == null) ? 0 : Long.parseLong(counted)).as("queued count").isEqualTo(queued);
 		assertThat(counted).as("a queued count of zero is no key").isNotEqualTo("0");
