@@ -395,6 +395,7 @@ class QueueProtocolRandomTests {
 		assertThat(stats).as("stats: queued and groups waiting (lapsed leases with them), running under a live lease, dead")
 			.containsExactly(queued + lapsed.size(), leased, (long) dead.size(), (long) ready.size() + lapsed.size());
 		checkViews(running, lapsed, ready, dead);
+		checkBacklog(delayed, now);
 		for (String id : this.submitted) {
 			if (this.discarded.contains(id)) {
 				assertThat(this.states.get(id)).as("discarded task " + id + " is gone").isNull();
@@ -542,6 +543,27 @@ class QueueProtocolRandomTests {
 		}
 		assertThat(get(this.scripts.groups(this.keys, 100))).as("the groups view (running, lease ran out, waiting)")
 			.containsExactlyInAnyOrderElementsOf(expected.values());
+	}
+
+	/**
+	 * The backlog view (the console's retries and oldest task) agrees with a full read: the groups
+	 * waiting for a retry, and the oldest of the first two tasks of every group (a group's oldest
+	 * task, unless redrives put an older one further back; tasks never redriven are in submission
+	 * order, see the invariants).
+	 */
+	private void checkBacklog(Set<String> delayed, long now) throws Exception {
+		long oldest = -1;
+		for (String group : new HashSet<>(this.groupOf.values())) {
+			for (String id : this.template.opsForList().range(this.keys.base() + ":g:" + group, 0, 1)) {
+				long submitted = Long.parseLong((String) this.template.opsForHash().get(this.keys.base() + ":t:" + id, "submitted"));
+				oldest = (oldest == -1) ? submitted : Math.min(oldest, submitted);
+			}
+		}
+		List<Long> backlog = get(this.scripts.backlog(this.keys, 100));
+		assertThat(backlog.get(0)).as("retries waiting").isEqualTo(delayed.size());
+		assertThat(backlog.get(1)).as("retries due now").isBetween(0L, (long) delayed.size());
+		assertThat(backlog.get(3)).as("the oldest task at the front of a group").isEqualTo(oldest);
+		assertThat(backlog.get(4)).as("every group read").isEqualTo(1L);
 	}
 
 	/**
