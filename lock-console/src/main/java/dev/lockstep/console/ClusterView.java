@@ -19,6 +19,7 @@ import dev.lockstep.SerialTask;
 import dev.lockstep.console.InstanceRecords.HeldByInstance;
 import dev.lockstep.console.InstanceRecords.InstanceRecord;
 import dev.lockstep.lock.RedisLockService;
+import dev.lockstep.queue.QueueBacklog;
 import dev.lockstep.queue.QueueGroup;
 import dev.lockstep.queue.RedisSerialQueue;
 
@@ -26,8 +27,9 @@ import dev.lockstep.queue.RedisSerialQueue;
  * The whole cluster as Redis holds it: the instances from their heartbeat records, every lock one
  * of them reported holding (checked against Redis: shown while Redis still shows that holder), every
  * queue one of them runs tasks of and every job one of them guards, each read from Redis with
- * Lockstep's own views. Reading costs Redis a few commands per instance, one read-only script per
- * lock and about four per queue; nothing scans the key space.
+ * Lockstep's own views, and the history of the last hour. Reading costs Redis a few commands per
+ * instance, one read-only script per lock, about six per queue and a handful per job; nothing scans
+ * the key space.
  */
 final class ClusterView {
 
@@ -35,9 +37,16 @@ final class ClusterView {
 
 	static final int GROUPS_SHOWN = 10;
 
+	/** Groups of each kind read for a queue's oldest task (see {@link RedisSerialQueue#backlog}). */
+	static final int BACKLOG_GROUPS = 1000;
+
 	private final InstanceRecords records;
 
 	private final ConsoleHistory history;
+
+	private final ActivityHistory activity;
+
+	private final JobTriggerRequests requests;
 
 	private final String instanceId;
 
@@ -47,10 +56,13 @@ final class ClusterView {
 
 	private final @Nullable JobGuardRegistry jobs;
 
-	ClusterView(InstanceRecords records, ConsoleHistory history, String instanceId, @Nullable RedisLockService locks,
-			@Nullable RedisSerialQueue queues, @Nullable JobGuardRegistry jobs) {
+	ClusterView(InstanceRecords records, ConsoleHistory history, ActivityHistory activity, JobTriggerRequests requests,
+			String instanceId, @Nullable RedisLockService locks, @Nullable RedisSerialQueue queues,
+			@Nullable JobGuardRegistry jobs) {
 		this.records = records;
 		this.history = history;
+		this.activity = activity;
+		this.requests = requests;
 		this.instanceId = instanceId;
 		this.locks = locks;
 		this.queues = queues;
@@ -64,7 +76,8 @@ final class ClusterView {
 			.map((record) -> new Instance(record.id(), record.host(), record.version(), record.lockstepVersion(),
 					record.heartbeatMillis(), record.alive(), record.id().equals(this.instanceId), record.locks().size()))
 			.toList();
-		return new Cluster(now, this.instanceId, instances, locks(all, now), queues(all), jobs(all));
+		return new Cluster(now, this.instanceId, instances, locks(all, now), this.activity.lockWaits(now), queues(all, now),
+				jobs(all, now));
 	}
 
 	private List<LockOwnership> locks(List<InstanceRecord> all, long now) {
@@ -89,7 +102,7 @@ final class ClusterView {
 		return held;
 	}
 
-	private List<Queue> queues(List<InstanceRecord> all) {
+	private List<Queue> queues(List<InstanceRecord> all, long now) {
 		RedisSerialQueue service = this.queues;
 		if (service == null) {
 			return List.of();
@@ -98,35 +111,39 @@ final class ClusterView {
 		all.stream().filter(InstanceRecord::alive).forEach((record) -> names.addAll(record.queues()));
 		List<Queue> queues = new ArrayList<>();
 		for (String name : names) {
-			queues.add(new Queue(name, service.stats(name), service.isPaused(name), service.pausedGroups(name),
-					service.busiestGroups(name, GROUPS_SHOWN), service.deadLetters(name, DEAD_SHOWN).stream().map(DeadTask::of).toList(),
-					this.history.queue(name)));
+			queues.add(new Queue(name, service.stats(name), Backlog.of(service.backlog(name, BACKLOG_GROUPS), now),
+					service.isPaused(name), service.pausedGroups(name), service.busiestGroups(name, GROUPS_SHOWN),
+					service.deadLetters(name, DEAD_SHOWN).stream().map(DeadTask::of).toList(), this.history.queue(name),
+					this.activity.tasks(name, now)));
 		}
 		return queues;
 	}
 
-	private List<Job> jobs(List<InstanceRecord> all) {
+	private List<Job> jobs(List<InstanceRecord> all, long now) {
 		JobGuardRegistry registry = this.jobs;
 		if (registry == null) {
 			return List.of();
 		}
 		Map<String, List<String>> guardedBy = new LinkedHashMap<>();
+		Map<String, List<String>> runnableBy = new LinkedHashMap<>();
 		registry.jobs().forEach((job) -> guardedBy.computeIfAbsent(job.name(), (name) -> new ArrayList<>()));
 		for (InstanceRecord record : all) {
 			if (record.alive()) {
 				record.jobs().forEach((job) -> guardedBy.computeIfAbsent(job, (name) -> new ArrayList<>()).add(record.id()));
+				record.runnable().forEach((job) -> runnableBy.computeIfAbsent(job, (name) -> new ArrayList<>()).add(record.id()));
 			}
 		}
 		List<Job> jobs = new ArrayList<>();
 		new TreeSet<>(guardedBy.keySet()).forEach((name) -> jobs.add(new Job(name, guardedBy.get(name),
-				registry.lastRun(name).orElse(null), registry.lastSkip(name).orElse(null),
-				registry.nextSlot(name).orElse(null), registry.history(name), registry.elections(name))));
+				runnableBy.getOrDefault(name, List.of()), registry.lastRun(name).orElse(null),
+				registry.lastSkip(name).orElse(null), registry.nextSlot(name).orElse(null), registry.history(name),
+				registry.elections(name), this.activity.jobs(name, now), this.requests.all(name))));
 		return jobs;
 	}
 
 	/** The console's one read: everything the page shows. */
-	record Cluster(long readAt, String thisInstance, List<Instance> instances, List<LockOwnership> locks, List<Queue> queues,
-			List<Job> jobs) {
+	record Cluster(long readAt, String thisInstance, List<Instance> instances, List<LockOwnership> locks,
+			List<ActivityHistory.LockWaits> lockWaits, List<Queue> queues, List<Job> jobs) {
 	}
 
 	/** An instance, alive or seen within the last hour. */
@@ -140,8 +157,26 @@ final class ClusterView {
 	}
 
 	/** A queue, read from Redis. */
-	record Queue(String name, QueueStats stats, boolean paused, List<String> pausedGroups, List<QueueGroup> busiestGroups,
-			List<DeadTask> deadLetters, List<ConsoleHistory.Sample> history) {
+	record Queue(String name, QueueStats stats, Backlog backlog, boolean paused, List<String> pausedGroups,
+			List<QueueGroup> busiestGroups, List<DeadTask> deadLetters, List<ConsoleHistory.Sample> history,
+			List<ActivityHistory.TaskRate> tasks) {
+	}
+
+	/**
+	 * A queue's retries and oldest task (see {@link QueueBacklog}), with ages in ms: {@code
+	 * nextRetryInMillis} and {@code oldestAgeMillis} null when there is none; {@code complete} false
+	 * when the queue had more groups than were read.
+	 */
+	record Backlog(long retriesWaiting, long retriesDueNow, @Nullable Long nextRetryInMillis, @Nullable Long oldestAgeMillis,
+			boolean complete) {
+
+		static Backlog of(QueueBacklog backlog, long now) {
+			return new Backlog(backlog.retriesWaiting(), backlog.retriesDueNow(),
+					(backlog.nextRetryIn() != null) ? backlog.nextRetryIn().toMillis() : null,
+					(backlog.oldestSubmitted() != null) ? Math.max(0, now - backlog.oldestSubmitted().toEpochMilli()) : null,
+					backlog.complete());
+		}
+
 	}
 
 	/** A dead task. */
@@ -154,8 +189,9 @@ final class ClusterView {
 	}
 
 	/** A guarded job, read from Redis: its ledger. */
-	record Job(String name, List<String> guardedBy, @Nullable JobRun lastRun, @Nullable JobSkip lastSkip,
-			@Nullable JobNextSlot next, List<JobRun> history, List<JobElection> elections) {
+	record Job(String name, List<String> guardedBy, List<String> runnableBy, @Nullable JobRun lastRun,
+			@Nullable JobSkip lastSkip, @Nullable JobNextSlot next, List<JobRun> history, List<JobElection> elections,
+			List<ActivityHistory.JobRuns> runsPerMinute, List<JobTriggerRequests.Trigger> requests) {
 	}
 
 }
