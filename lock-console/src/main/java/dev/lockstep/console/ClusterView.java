@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.TreeSet;
 
 import org.jspecify.annotations.Nullable;
@@ -24,8 +25,8 @@ import dev.lockstep.queue.QueueGroup;
 import dev.lockstep.queue.RedisSerialQueue;
 
 /**
- * The whole cluster as Redis holds it: the instances from their heartbeat records, every lock one
- * of them reported holding (checked against Redis: shown while Redis still shows that holder), every
+ * The whole cluster as Redis holds it: the instances from their heartbeat records, every lock
+ * and permit one of them reported holding (checked against Redis: shown while Redis still shows that holder), every
  * queue one of them runs tasks of and every job one of them guards, each read from Redis with
  * Lockstep's own views, and the history of the last hour. Reading costs Redis a few commands per
  * instance, one read-only script per lock, about six per queue and a handful per job; nothing scans
@@ -76,8 +77,8 @@ final class ClusterView {
 			.map((record) -> new Instance(record.id(), record.host(), record.version(), record.lockstepVersion(),
 					record.heartbeatMillis(), record.alive(), record.id().equals(this.instanceId), record.locks().size()))
 			.toList();
-		return new Cluster(now, this.instanceId, instances, locks(all, now), this.activity.lockWaits(now), queues(all, now),
-				jobs(all, now));
+		return new Cluster(now, this.instanceId, instances, locks(all, now), permits(all, now), this.activity.lockWaits(now),
+				queues(all, now), jobs(all, now));
 	}
 
 	private List<LockOwnership> locks(List<InstanceRecord> all, long now) {
@@ -88,6 +89,9 @@ final class ClusterView {
 		}
 		for (InstanceRecord record : all) {
 			for (HeldByInstance lock : record.locks()) {
+				if (lock.permits() > 0) {
+					continue;
+				}
 				LockSnapshot.KeyState state = service.keyState(lock.key());
 				// the record is a few seconds old: shown only while Redis still shows that hold
 				if (record.lockInstance().equals(state.holderInstance()) && state.fencingToken() != null
@@ -100,6 +104,36 @@ final class ClusterView {
 			}
 		}
 		return held;
+	}
+
+	/**
+	 * The keys whose permits the instances reported holding, with Redis's count of those held and
+	 * waiting now; a key is shown while Redis shows a permit of it held.
+	 */
+	private List<PermitUse> permits(List<InstanceRecord> all, long now) {
+		RedisLockService service = this.locks;
+		if (service == null) {
+			return List.of();
+		}
+		Map<String, List<PermitHolder>> holders = new TreeMap<>();
+		Map<String, Integer> limits = new LinkedHashMap<>();
+		for (InstanceRecord record : all) {
+			for (HeldByInstance held : record.locks()) {
+				if (held.permits() > 0) {
+					holders.computeIfAbsent(held.key(), (key) -> new ArrayList<>())
+						.add(new PermitHolder(record.id(), record.alive(), held.thread(), held.fencingToken(), now - held.heldSinceMillis()));
+					limits.merge(held.key(), held.permits(), Math::max);
+				}
+			}
+		}
+		List<PermitUse> permits = new ArrayList<>();
+		holders.forEach((key, reported) -> {
+			LockSnapshot.PermitState state = service.permitState(key);
+			if (state.held() > 0) {
+				permits.add(new PermitUse(key, limits.get(key), state.held(), state.waiting(), reported));
+			}
+		});
+		return permits;
 	}
 
 	private List<Queue> queues(List<InstanceRecord> all, long now) {
@@ -143,7 +177,7 @@ final class ClusterView {
 
 	/** The console's one read: everything the page shows. */
 	record Cluster(long readAt, String thisInstance, List<Instance> instances, List<LockOwnership> locks,
-			List<ActivityHistory.LockWaits> lockWaits, List<Queue> queues, List<Job> jobs) {
+			List<PermitUse> permits, List<ActivityHistory.LockWaits> lockWaits, List<Queue> queues, List<Job> jobs) {
 	}
 
 	/** An instance, alive or seen within the last hour. */
@@ -154,6 +188,18 @@ final class ClusterView {
 	/** A lock held now, as its holder reported it and Redis confirms it. */
 	record LockOwnership(String key, String instance, String holder, boolean holderAlive, String thread, long fencingToken,
 			long heldForMillis, @Nullable Long leaseLeftMillis, List<String> waiters, long waitersInAll) {
+	}
+
+	/**
+	 * A key's permits in use: {@code inUse} and {@code waiting} as Redis counts them now, {@code limit}
+	 * the largest number of holders the reported holders' callers allow, {@code holders} as the
+	 * instances reported them at their last heartbeat.
+	 */
+	record PermitUse(String key, int limit, long inUse, long waiting, List<PermitHolder> holders) {
+	}
+
+	/** A permit an instance reported holding. */
+	record PermitHolder(String instance, boolean alive, String thread, long fencingToken, long heldForMillis) {
 	}
 
 	/** A queue, read from Redis. */

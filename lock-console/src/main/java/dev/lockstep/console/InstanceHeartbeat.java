@@ -118,7 +118,7 @@ final class InstanceHeartbeat implements SmartLifecycle {
 			RedisLockService locks = this.locks;
 			List<InstanceRecords.HeldByInstance> held = (locks != null) ? locks.heldLocks().stream()
 				.map((lock) -> new InstanceRecords.HeldByInstance(lock.key(), lock.thread(), lock.fencingToken(),
-						lock.heldSince().toEpochMilli()))
+						lock.heldSince().toEpochMilli(), lock.permits()))
 				.toList() : List.of();
 			List<String> queueNames = (this.queues != null) ? this.queues.listenedQueues() : List.of();
 			List<GuardedJob> guarded = (this.jobs != null) ? this.jobs.jobs() : List.of();

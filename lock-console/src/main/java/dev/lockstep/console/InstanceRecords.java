@@ -19,7 +19,7 @@ import org.springframework.data.redis.core.StringRedisTemplate;
  * <li>{@code console:instances}: sorted set, instance id -> its last heartbeat (ms); entries older
  * than {@link #KEPT} are dropped by the next heartbeat of any instance;</li>
  * <li>{@code console:instance:<id>}: hash, what the instance last reported (host, versions, its lock
- * service's id, the locks it held, the queues it listens to, the jobs it guards and those of them it can run on
+ * service's id, the locks and permits it held, the queues it listens to, the jobs it guards and those of them it can run on
  * request), expiring after
  * {@link #KEPT}, so that the locks a dead instance left behind can still be shown;</li>
  * <li>{@code console:alive:<id>}: its lock service's id, expiring three heartbeats after the last:
@@ -112,8 +112,10 @@ final class InstanceRecords {
 		List<HeldByInstance> locks = new ArrayList<>();
 		for (String line : lines(text(fields, "locks"))) {
 			String[] parts = line.split(FIELD_SEPARATOR, -1);
-			if (parts.length == 4) {
-				locks.add(new HeldByInstance(parts[0], parts[1], Long.parseLong(parts[2]), Long.parseLong(parts[3])));
+			// a record of an earlier build has no fifth part: locks only
+			if (parts.length == 4 || parts.length == 5) {
+				locks.add(new HeldByInstance(parts[0], parts[1], Long.parseLong(parts[2]), Long.parseLong(parts[3]),
+						(parts.length == 5) ? Integer.parseInt(parts[4]) : 0));
 			}
 		}
 		return new InstanceRecord(id, text(fields, "host"), text(fields, "version"), text(fields, "lockstep"), lockInstance,
@@ -124,7 +126,7 @@ final class InstanceRecords {
 	private static String line(HeldByInstance lock) {
 		// lock keys and thread names hold no tab or newline in practice; such characters are replaced
 		return clean(lock.key()) + FIELD_SEPARATOR + clean(lock.thread()) + FIELD_SEPARATOR + lock.fencingToken()
-				+ FIELD_SEPARATOR + lock.heldSinceMillis();
+				+ FIELD_SEPARATOR + lock.heldSinceMillis() + FIELD_SEPARATOR + lock.permits();
 	}
 
 	private static String clean(String text) {
@@ -159,8 +161,11 @@ final class InstanceRecords {
 			boolean alive) {
 	}
 
-	/** A lock an instance held when it wrote its record. */
-	record HeldByInstance(String key, String thread, long fencingToken, long heldSinceMillis) {
+	/**
+	 * A lock or permit an instance held when it wrote its record.
+	 * @param permits 0 for a lock; for a permit, how many permits of the key its caller allows
+	 */
+	record HeldByInstance(String key, String thread, long fencingToken, long heldSinceMillis, int permits) {
 	}
 
 }

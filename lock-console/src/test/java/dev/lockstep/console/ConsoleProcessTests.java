@@ -284,6 +284,20 @@ class ConsoleProcessTests {
 		assertThat(this.apps.get(0).output()).contains("operator asked to release lock 'nightly-report' held by " + holder);
 	}
 
+	@Test
+	@Order(9)
+	void permitsInUseAreShownWithTheirHolders() throws Exception {
+		String onA = get(this.urls.get(0) + "/test/permit?key=exports&permits=2");
+		String onC = get(this.urls.get(2) + "/test/permit?key=exports&permits=2");
+		assertThat(List.of(onA, onC)).noneMatch((token) -> token.startsWith("none"));
+		String row = "document.querySelector('#permits tr[data-permit=\"exports\"]')";
+		this.browser.await("!!" + row + " && " + row + ".querySelector('td:nth-child(2)').innerText === '2' && "
+				+ row + ".querySelector('td:nth-child(3)').innerText === '2'", WAIT);
+		assertThat(this.browser.evaluate(row + ".querySelector('td:nth-child(5)').innerText").asString())
+			.contains("a permit-exports #" + onA, "c permit-exports #" + onC);
+		assertThat(this.browser.evaluate("document.querySelector('#locks').innerText").asString()).doesNotContain("exports");
+	}
+
 	private void awaitPaused(String group) throws InterruptedException {
 		String paused = this.prefix + "{queue:work}:paused";
 		long deadline = System.nanoTime() + WAIT.toNanos();

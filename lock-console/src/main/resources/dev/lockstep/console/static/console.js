@@ -80,6 +80,15 @@
     }));
   }
 
+  function drawPermits(cluster) {
+    fill('permits', cluster.permits.map(function (p) {
+      return el('tr', { 'data-permit': p.key }, [td(p.key), td(p.inUse), td(p.limit), td(p.waiting),
+        td(p.holders.map(function (h) {
+          return h.instance + (h.alive ? '' : ' (dead)') + ' ' + h.thread + ' #' + h.fencingToken + ' ' + duration(h.heldForMillis);
+        }).join('; '))]);
+    }));
+  }
+
   function drawLockWaits(cluster) {
     var root = document.getElementById('lock-waits');
     var series = [['p50', '#2f6fdb'], ['p90', '#9a6700'], ['p99', '#b3261e']];
@@ -224,10 +233,11 @@
   function draw(cluster) {
     last = cluster;
     var alive = cluster.instances.filter(function (i) { return i.alive; }).length;
-    document.getElementById('summary').textContent = alive + ' instance(s) alive, ' + cluster.locks.length + ' lock(s) held, '
+    document.getElementById('summary').textContent = alive + ' instance(s) alive, ' + cluster.locks.length + ' lock(s) held, ' + cluster.permits.length + ' key(s) with permits in use, '
       + cluster.queues.length + ' queue(s), ' + cluster.jobs.length + ' job(s); read at ' + clock(cluster.readAt) + ' by ' + cluster.thisInstance;
     drawInstances(cluster);
     drawLocks(cluster);
+    drawPermits(cluster);
     drawLockWaits(cluster);
     drawQueues(cluster);
     drawJobs(cluster);

@@ -123,6 +123,27 @@ public class ConsoleTestApp {
 		 * Takes {@code key} (waiting up to 10 s), answers its token once taken, and releases it
 		 * {@code millis} later on a thread of its own.
 		 */
+		/** Takes one of {@code permits} permits of {@code key} on a thread of its own and holds it until the JVM ends. */
+		@GetMapping("/test/permit")
+		String permit(@RequestParam String key, @RequestParam int permits) throws Exception {
+			CompletableFuture<String> token = new CompletableFuture<>();
+			Thread thread = new Thread(() -> {
+				try (LockHandle held = this.locks.acquirePermit(key, permits, Duration.ofSeconds(10))) {
+					token.complete(Long.toString(held.fencingToken()));
+					Thread.sleep(Long.MAX_VALUE);
+				}
+				catch (InterruptedException ex) {
+					Thread.currentThread().interrupt();
+				}
+				catch (RuntimeException ex) {
+					token.complete("none: " + ex.getMessage());
+				}
+			}, "permit-" + key);
+			thread.setDaemon(true);
+			thread.start();
+			return token.get(20, TimeUnit.SECONDS);
+		}
+
 		@GetMapping("/test/hold-for")
 		String holdFor(@RequestParam String key, @RequestParam long millis) throws Exception {
 			CompletableFuture<String> token = new CompletableFuture<>();
