@@ -117,16 +117,33 @@
     samples.forEach(function (s) { series.forEach(function (name) { max = Math.max(max, s[name[0]]); }); });
     var first = samples[0].x, span = Math.max(1, samples[samples.length - 1].x - first);
     series.forEach(function (name) {
+      var points = samples.map(function (s) {
+        var x = pad + (width - 2 * pad) * (samples.length === 1 ? 0.5 : (s.x - first) / span);
+        var y = height - pad - (height - 2 * pad) * s[name[0]] / max;
+        return [x.toFixed(1), y.toFixed(1)];
+      });
       var line = document.createElementNS(svg.namespaceURI, 'polyline');
       line.setAttribute('fill', 'none');
       line.setAttribute('stroke', name[1]);
       line.setAttribute('stroke-width', '1.5');
-      line.setAttribute('points', samples.map(function (s) {
-        var x = pad + (width - 2 * pad) * (samples.length === 1 ? 0.5 : (s.x - first) / span);
-        var y = height - pad - (height - 2 * pad) * s[name[0]] / max;
-        return x.toFixed(1) + ',' + y.toFixed(1);
-      }).join(' '));
+      line.setAttribute('points', points.map(function (p) { return p.join(','); }).join(' '));
       svg.appendChild(line);
+      // a dot per point, so that a single minute shows too
+      points.forEach(function (p, i) {
+        var dot = document.createElementNS(svg.namespaceURI, 'circle');
+        dot.setAttribute('cx', p[0]); dot.setAttribute('cy', p[1]); dot.setAttribute('r', '2');
+        dot.setAttribute('fill', name[1]);
+        var title = document.createElementNS(svg.namespaceURI, 'title');
+        title.textContent = clock(samples[i].x) + ': ' + name[0] + ' ' + samples[i][name[0]];
+        dot.appendChild(title);
+        svg.appendChild(dot);
+      });
+    });
+    [[first, 'start', pad], [first + span, 'end', width - pad]].forEach(function (at) {
+      var label = document.createElementNS(svg.namespaceURI, 'text');
+      label.setAttribute('x', at[2]); label.setAttribute('y', height - 4); label.setAttribute('text-anchor', at[1]);
+      label.textContent = clock(at[0]);
+      svg.appendChild(label);
     });
     var top = document.createElementNS(svg.namespaceURI, 'text');
     top.setAttribute('x', 2); top.setAttribute('y', 12); top.textContent = String(max) + (unit ? ' ' + unit : '');
