@@ -151,8 +151,11 @@ final class InstanceHeartbeat implements SmartLifecycle {
 	private void takeRequest(GuardedJob job) {
 		JobGuardRegistry registry = this.jobs;
 		Runnable call = this.activity.triggers().find(job).orElse(null);
+		if (registry == null || call == null) {
+			return;
+		}
 		JobTriggerRequests.Trigger taken = this.activity.requests().take(job.name(), this.instanceId);
-		if (taken == null || registry == null || call == null) {
+		if (taken == null) {
 			return;
 		}
 		Thread thread = new Thread(() -> {

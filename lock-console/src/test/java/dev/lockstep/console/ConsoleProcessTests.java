@@ -228,6 +228,10 @@ class ConsoleProcessTests {
 		assertThat(this.browser.evaluate(ledger + ".history.filter(function (r) { return r.scheduledTime === null; }).length").asLong())
 			.as("on-demand runs in the job's history").isEqualTo(1);
 		assertThat(this.browser.evaluate(ledger + ".requests[0].user").asString()).isEqualTo("operator");
+		HttpResponse<String> nobody = post(this.urls.get(0) + "/lockstep/api/actions/trigger?job=nightly", "operator",
+				"operator-secret", true);
+		assertThat(nobody.body()).as("a job no live instance guards").contains("no live instance guards job 'nightly'");
+		assertThat(this.redis.hasKey(this.prefix + "console:job-trigger:nightly")).isFalse();
 	}
 
 	@Test
