@@ -395,7 +395,7 @@ class QueueProtocolRandomTests {
 		assertThat(stats).as("stats: queued and groups waiting (lapsed leases with them), running under a live lease, dead")
 			.containsExactly(queued + lapsed.size(), leased, (long) dead.size(), (long) ready.size() + lapsed.size());
 		checkViews(running, lapsed, ready, dead);
-		checkBacklog(delayed, now);
+		checkBacklog(delayed);
 		for (String id : this.submitted) {
 			if (this.discarded.contains(id)) {
 				assertThat(this.states.get(id)).as("discarded task " + id + " is gone").isNull();
@@ -551,17 +551,28 @@ class QueueProtocolRandomTests {
 	 * task, unless redrives put an older one further back; tasks never redriven are in submission
 	 * order, see the invariants).
 	 */
-	private void checkBacklog(Set<String> delayed, long now) throws Exception {
-		long oldest = -1;
-		for (String group : new HashSet<>(this.groupOf.values())) {
-			for (String id : this.template.opsForList().range(this.keys.base() + ":g:" + group, 0, 1)) {
-				long submitted = Long.parseLong((String) this.template.opsForHash().get(this.keys.base() + ":t:" + id, "submitted"));
-				oldest = (oldest == -1) ? submitted : Math.min(oldest, submitted);
+	private void checkBacklog(Set<String> delayed) throws Exception {
+		List<String> groups = new ArrayList<>(new HashSet<>(this.groupOf.values()));
+		// two pipelines: the first two tasks of every group, then when each was submitted
+		List<Object> fronts = this.template.executePipelined((RedisCallback<Object>) (connection) -> {
+			for (String group : groups) {
+				connection.listCommands().lRange(bytes(this.keys.base() + ":g:" + group), 0, 1);
 			}
-		}
+			return null;
+		});
+		List<String> ids = new ArrayList<>();
+		fronts.forEach((front) -> ((List<?>) front).forEach((id) -> ids.add((String) id)));
+		List<Object> submitted = this.template.executePipelined((RedisCallback<Object>) (connection) -> {
+			for (String id : ids) {
+				connection.hashCommands().hGet(bytes(this.keys.base() + ":t:" + id), bytes("submitted"));
+			}
+			return null;
+		});
+		long oldest = submitted.stream().mapToLong((at) -> Long.parseLong((String) at)).min().orElse(-1);
 		List<Long> backlog = get(this.scripts.backlog(this.keys, 100));
 		assertThat(backlog.get(0)).as("retries waiting").isEqualTo(delayed.size());
 		assertThat(backlog.get(1)).as("retries due now").isBetween(0L, (long) delayed.size());
+		assertThat(backlog.get(2) == -1).as("no next retry exactly when none waits: " + backlog).isEqualTo(delayed.isEmpty());
 		assertThat(backlog.get(3)).as("the oldest task at the front of a group").isEqualTo(oldest);
 		assertThat(backlog.get(4)).as("every group read").isEqualTo(1L);
 	}
