@@ -112,6 +112,8 @@ class QueueProtocolRandomTests {
 
 	private boolean queuePaused;
 
+	private int checks;
+
 	@ParameterizedTest(name = "seed {0}")
 	@ValueSource(longs = { 1, 2, 3 })
 	void invariantsHoldUnderRandomOperations(long seed) throws Exception {
@@ -395,7 +397,10 @@ class QueueProtocolRandomTests {
 		assertThat(stats).as("stats: queued and groups waiting (lapsed leases with them), running under a live lease, dead")
 			.containsExactly(queued + lapsed.size(), leased, (long) dead.size(), (long) ready.size() + lapsed.size());
 		checkViews(running, lapsed, ready, dead);
-		checkBacklog(delayed);
+		// every eighth check: the console's view, not the protocol, so it need not cost every step
+		if (this.checks++ % 8 == 0) {
+			checkBacklog(delayed);
+		}
 		for (String id : this.submitted) {
 			if (this.discarded.contains(id)) {
 				assertThat(this.states.get(id)).as("discarded task " + id + " is gone").isNull();
