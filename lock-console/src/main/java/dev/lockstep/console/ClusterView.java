@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.TreeSet;
 
 import org.jspecify.annotations.Nullable;
@@ -19,15 +20,17 @@ import dev.lockstep.SerialTask;
 import dev.lockstep.console.InstanceRecords.HeldByInstance;
 import dev.lockstep.console.InstanceRecords.InstanceRecord;
 import dev.lockstep.lock.RedisLockService;
+import dev.lockstep.queue.QueueBacklog;
 import dev.lockstep.queue.QueueGroup;
 import dev.lockstep.queue.RedisSerialQueue;
 
 /**
- * The whole cluster as Redis holds it: the instances from their heartbeat records, every lock one
- * of them reported holding (checked against Redis: shown while Redis still shows that holder), every
+ * The whole cluster as Redis holds it: the instances from their heartbeat records, every lock
+ * and permit one of them reported holding (checked against Redis: shown while Redis still shows that holder), every
  * queue one of them runs tasks of and every job one of them guards, each read from Redis with
- * Lockstep's own views. Reading costs Redis a few commands per instance, one read-only script per
- * lock and about four per queue; nothing scans the key space.
+ * Lockstep's own views, and the history of the last hour. Reading costs Redis a few commands per
+ * instance, one read-only script per lock, about six per queue and a handful per job; nothing scans
+ * the key space.
  */
 final class ClusterView {
 
@@ -35,9 +38,16 @@ final class ClusterView {
 
 	static final int GROUPS_SHOWN = 10;
 
+	/** Groups of each kind read for a queue's oldest task (see {@link RedisSerialQueue#backlog}). */
+	static final int BACKLOG_GROUPS = 1000;
+
 	private final InstanceRecords records;
 
 	private final ConsoleHistory history;
+
+	private final ActivityHistory activity;
+
+	private final JobTriggerRequests requests;
 
 	private final String instanceId;
 
@@ -47,10 +57,13 @@ final class ClusterView {
 
 	private final @Nullable JobGuardRegistry jobs;
 
-	ClusterView(InstanceRecords records, ConsoleHistory history, String instanceId, @Nullable RedisLockService locks,
-			@Nullable RedisSerialQueue queues, @Nullable JobGuardRegistry jobs) {
+	ClusterView(InstanceRecords records, ConsoleHistory history, ActivityHistory activity, JobTriggerRequests requests,
+			String instanceId, @Nullable RedisLockService locks, @Nullable RedisSerialQueue queues,
+			@Nullable JobGuardRegistry jobs) {
 		this.records = records;
 		this.history = history;
+		this.activity = activity;
+		this.requests = requests;
 		this.instanceId = instanceId;
 		this.locks = locks;
 		this.queues = queues;
@@ -64,7 +77,8 @@ final class ClusterView {
 			.map((record) -> new Instance(record.id(), record.host(), record.version(), record.lockstepVersion(),
 					record.heartbeatMillis(), record.alive(), record.id().equals(this.instanceId), record.locks().size()))
 			.toList();
-		return new Cluster(now, this.instanceId, instances, locks(all, now), queues(all), jobs(all));
+		return new Cluster(now, this.instanceId, instances, locks(all, now), permits(all, now), this.activity.lockWaits(now),
+				queues(all, now), jobs(all, now));
 	}
 
 	private List<LockOwnership> locks(List<InstanceRecord> all, long now) {
@@ -75,6 +89,9 @@ final class ClusterView {
 		}
 		for (InstanceRecord record : all) {
 			for (HeldByInstance lock : record.locks()) {
+				if (lock.permits() > 0) {
+					continue;
+				}
 				LockSnapshot.KeyState state = service.keyState(lock.key());
 				// the record is a few seconds old: shown only while Redis still shows that hold
 				if (record.lockInstance().equals(state.holderInstance()) && state.fencingToken() != null
@@ -89,7 +106,37 @@ final class ClusterView {
 		return held;
 	}
 
-	private List<Queue> queues(List<InstanceRecord> all) {
+	/**
+	 * The keys whose permits the instances reported holding, with Redis's count of those held and
+	 * waiting now; a key is shown while Redis shows a permit of it held.
+	 */
+	private List<PermitUse> permits(List<InstanceRecord> all, long now) {
+		RedisLockService service = this.locks;
+		if (service == null) {
+			return List.of();
+		}
+		Map<String, List<PermitHolder>> holders = new TreeMap<>();
+		Map<String, Integer> limits = new LinkedHashMap<>();
+		for (InstanceRecord record : all) {
+			for (HeldByInstance held : record.locks()) {
+				if (held.permits() > 0) {
+					holders.computeIfAbsent(held.key(), (key) -> new ArrayList<>())
+						.add(new PermitHolder(record.id(), record.alive(), held.thread(), held.fencingToken(), now - held.heldSinceMillis()));
+					limits.merge(held.key(), held.permits(), Math::max);
+				}
+			}
+		}
+		List<PermitUse> permits = new ArrayList<>();
+		holders.forEach((key, reported) -> {
+			LockSnapshot.PermitState state = service.permitState(key);
+			if (state.held() > 0) {
+				permits.add(new PermitUse(key, limits.get(key), state.held(), state.waiting(), reported));
+			}
+		});
+		return permits;
+	}
+
+	private List<Queue> queues(List<InstanceRecord> all, long now) {
 		RedisSerialQueue service = this.queues;
 		if (service == null) {
 			return List.of();
@@ -98,35 +145,39 @@ final class ClusterView {
 		all.stream().filter(InstanceRecord::alive).forEach((record) -> names.addAll(record.queues()));
 		List<Queue> queues = new ArrayList<>();
 		for (String name : names) {
-			queues.add(new Queue(name, service.stats(name), service.isPaused(name), service.pausedGroups(name),
-					service.busiestGroups(name, GROUPS_SHOWN), service.deadLetters(name, DEAD_SHOWN).stream().map(DeadTask::of).toList(),
-					this.history.queue(name)));
+			queues.add(new Queue(name, service.stats(name), Backlog.of(service.backlog(name, BACKLOG_GROUPS), now),
+					service.isPaused(name), service.pausedGroups(name), service.busiestGroups(name, GROUPS_SHOWN),
+					service.deadLetters(name, DEAD_SHOWN).stream().map(DeadTask::of).toList(), this.history.queue(name),
+					this.activity.tasks(name, now)));
 		}
 		return queues;
 	}
 
-	private List<Job> jobs(List<InstanceRecord> all) {
+	private List<Job> jobs(List<InstanceRecord> all, long now) {
 		JobGuardRegistry registry = this.jobs;
 		if (registry == null) {
 			return List.of();
 		}
 		Map<String, List<String>> guardedBy = new LinkedHashMap<>();
+		Map<String, List<String>> runnableBy = new LinkedHashMap<>();
 		registry.jobs().forEach((job) -> guardedBy.computeIfAbsent(job.name(), (name) -> new ArrayList<>()));
 		for (InstanceRecord record : all) {
 			if (record.alive()) {
 				record.jobs().forEach((job) -> guardedBy.computeIfAbsent(job, (name) -> new ArrayList<>()).add(record.id()));
+				record.runnable().forEach((job) -> runnableBy.computeIfAbsent(job, (name) -> new ArrayList<>()).add(record.id()));
 			}
 		}
 		List<Job> jobs = new ArrayList<>();
 		new TreeSet<>(guardedBy.keySet()).forEach((name) -> jobs.add(new Job(name, guardedBy.get(name),
-				registry.lastRun(name).orElse(null), registry.lastSkip(name).orElse(null),
-				registry.nextSlot(name).orElse(null), registry.history(name), registry.elections(name))));
+				runnableBy.getOrDefault(name, List.of()), registry.lastRun(name).orElse(null),
+				registry.lastSkip(name).orElse(null), registry.nextSlot(name).orElse(null), registry.history(name),
+				registry.elections(name), this.activity.jobs(name, now), this.requests.all(name))));
 		return jobs;
 	}
 
 	/** The console's one read: everything the page shows. */
-	record Cluster(long readAt, String thisInstance, List<Instance> instances, List<LockOwnership> locks, List<Queue> queues,
-			List<Job> jobs) {
+	record Cluster(long readAt, String thisInstance, List<Instance> instances, List<LockOwnership> locks,
+			List<PermitUse> permits, List<ActivityHistory.LockWaits> lockWaits, List<Queue> queues, List<Job> jobs) {
 	}
 
 	/** An instance, alive or seen within the last hour. */
@@ -139,9 +190,39 @@ final class ClusterView {
 			long heldForMillis, @Nullable Long leaseLeftMillis, List<String> waiters, long waitersInAll) {
 	}
 
+	/**
+	 * A key's permits in use: {@code inUse} and {@code waiting} as Redis counts them now, {@code limit}
+	 * the largest number of holders the reported holders' callers allow, {@code holders} as the
+	 * instances reported them at their last heartbeat.
+	 */
+	record PermitUse(String key, int limit, long inUse, long waiting, List<PermitHolder> holders) {
+	}
+
+	/** A permit an instance reported holding. */
+	record PermitHolder(String instance, boolean alive, String thread, long fencingToken, long heldForMillis) {
+	}
+
 	/** A queue, read from Redis. */
-	record Queue(String name, QueueStats stats, boolean paused, List<String> pausedGroups, List<QueueGroup> busiestGroups,
-			List<DeadTask> deadLetters, List<ConsoleHistory.Sample> history) {
+	record Queue(String name, QueueStats stats, Backlog backlog, boolean paused, List<String> pausedGroups,
+			List<QueueGroup> busiestGroups, List<DeadTask> deadLetters, List<ConsoleHistory.Sample> history,
+			List<ActivityHistory.TaskRate> tasks) {
+	}
+
+	/**
+	 * A queue's retries and oldest task (see {@link QueueBacklog}), with ages in ms: {@code
+	 * nextRetryInMillis} and {@code oldestAgeMillis} null when there is none; {@code complete} false
+	 * when the queue had more groups than were read.
+	 */
+	record Backlog(long retriesWaiting, long retriesDueNow, @Nullable Long nextRetryInMillis, @Nullable Long oldestAgeMillis,
+			boolean complete) {
+
+		static Backlog of(QueueBacklog backlog, long now) {
+			return new Backlog(backlog.retriesWaiting(), backlog.retriesDueNow(),
+					(backlog.nextRetryIn() != null) ? backlog.nextRetryIn().toMillis() : null,
+					(backlog.oldestSubmitted() != null) ? Math.max(0, now - backlog.oldestSubmitted().toEpochMilli()) : null,
+					backlog.complete());
+		}
+
 	}
 
 	/** A dead task. */
@@ -154,8 +235,9 @@ final class ClusterView {
 	}
 
 	/** A guarded job, read from Redis: its ledger. */
-	record Job(String name, List<String> guardedBy, @Nullable JobRun lastRun, @Nullable JobSkip lastSkip,
-			@Nullable JobNextSlot next, List<JobRun> history, List<JobElection> elections) {
+	record Job(String name, List<String> guardedBy, List<String> runnableBy, @Nullable JobRun lastRun,
+			@Nullable JobSkip lastSkip, @Nullable JobNextSlot next, List<JobRun> history, List<JobElection> elections,
+			List<ActivityHistory.JobRuns> runsPerMinute, List<JobTriggerRequests.Trigger> requests) {
 	}
 
 }

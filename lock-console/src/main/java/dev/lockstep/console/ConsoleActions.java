@@ -7,8 +7,6 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import dev.lockstep.GuardedJob;
-import dev.lockstep.JobGuardRegistry;
 import dev.lockstep.SerialTask;
 import dev.lockstep.lock.RedisLockService;
 import dev.lockstep.queue.RedisSerialQueue;
@@ -29,17 +27,17 @@ final class ConsoleActions {
 
 	private final @Nullable RedisSerialQueue queues;
 
-	private final @Nullable JobGuardRegistry jobs;
+	private final String instanceId;
 
-	private final JobTriggers triggers;
+	private final JobTriggerRequests requests;
 
-	ConsoleActions(InstanceRecords records, @Nullable RedisLockService locks, @Nullable RedisSerialQueue queues,
-			@Nullable JobGuardRegistry jobs, JobTriggers triggers) {
+	ConsoleActions(InstanceRecords records, String instanceId, @Nullable RedisLockService locks,
+			@Nullable RedisSerialQueue queues, JobTriggerRequests requests) {
 		this.records = records;
+		this.instanceId = instanceId;
 		this.locks = locks;
 		this.queues = queues;
-		this.jobs = jobs;
-		this.triggers = triggers;
+		this.requests = requests;
 	}
 
 	Result redrive(String user, String queue, String taskId) {
@@ -70,29 +68,22 @@ final class ConsoleActions {
 		});
 	}
 
+	/**
+	 * Asks for a run of {@code job} now: the first live instance that guards it to see the request
+	 * (at its next heartbeat) calls it through the job guard, once (see {@link JobTriggerRequests}).
+	 */
 	Result trigger(String user, String job) {
-		return logged(user, "trigger job '" + job + "'", () -> {
-			JobGuardRegistry registry = this.jobs;
-			GuardedJob guarded = (registry != null)
-					? registry.jobs().stream().filter((candidate) -> candidate.name().equals(job)).findFirst().orElse(null) : null;
-			if (guarded == null) {
-				return Result.refused("this instance does not guard job '" + job + "'; use the console of one that does");
+		return logged(user, "run job '" + job + "' now", () -> {
+			List<InstanceRecords.InstanceRecord> alive = this.records.all().stream().filter(InstanceRecords.InstanceRecord::alive).toList();
+			List<String> runners = alive.stream().filter((record) -> record.runnable().contains(job)).map(InstanceRecords.InstanceRecord::id).toList();
+			if (runners.isEmpty()) {
+				boolean guarded = alive.stream().anyMatch((record) -> record.jobs().contains(job));
+				return Result.refused(guarded ? "job '" + job + "' takes arguments (or has no bean to call) on every instance that guards it"
+						: "no live instance guards job '" + job + "'");
 			}
-			Runnable call = this.triggers.find(guarded).orElse(null);
-			if (call == null) {
-				return Result.refused("job '" + job + "' (" + guarded.method() + ") takes arguments or has no bean here");
-			}
-			Thread thread = new Thread(() -> {
-				try {
-					call.run();
-				}
-				catch (RuntimeException ex) {
-					logger.warn("Lockstep console: job '{}' triggered by {} failed", job, user, ex);
-				}
-			}, "lockstep-console-trigger");
-			thread.setDaemon(true);
-			thread.start();
-			return Result.done("started here through the job guard: it runs unless a run holds the guard; see its history");
+			String id = this.requests.ask(job, user, this.instanceId);
+			return Result.done("asked (request " + id + "): the first of " + String.join(", ", runners)
+					+ " to see it runs it once, through its guard, within a heartbeat; see the job's requests");
 		});
 	}
 

@@ -52,13 +52,31 @@ public final class ConsoleAutoConfiguration {
 		return new ConsoleHistory(new StringRedisTemplate(connectionFactory), properties.getKeyPrefix());
 	}
 
+	/** Counts lock waits, tasks and job runs in memory, for the history (a {@code LockListener}). */
+	@Bean
+	ActivityListener lockstepConsoleActivity() {
+		return new ActivityListener();
+	}
+
+	@Bean
+	ActivityHistory lockstepConsoleActivityHistory(RedisConnectionFactory connectionFactory, LockstepProperties properties) {
+		return new ActivityHistory(new StringRedisTemplate(connectionFactory), properties.getKeyPrefix());
+	}
+
+	@Bean
+	JobTriggerRequests lockstepConsoleJobTriggers(RedisConnectionFactory connectionFactory, LockstepProperties properties) {
+		return new JobTriggerRequests(new StringRedisTemplate(connectionFactory), properties.getKeyPrefix());
+	}
+
 	@Bean
 	InstanceHeartbeat lockstepConsoleHeartbeat(InstanceRecords records, ConsoleHistory history, LockstepInstanceId instanceId,
 			ConsoleProperties properties, Environment environment, ObjectProvider<RedisLockService> locks,
-			ObjectProvider<RedisSerialQueue> queues, ObjectProvider<JobGuardRegistry> jobs) {
+			ObjectProvider<RedisSerialQueue> queues, ObjectProvider<JobGuardRegistry> jobs, ActivityListener listener,
+			ActivityHistory activity, JobTriggerRequests requests, ApplicationContext context) {
 		return new InstanceHeartbeat(records, history, instanceId.value(),
 				environment.getProperty("spring.application.version", "unknown"), properties.getHeartbeatInterval(),
-				locks.getIfUnique(), queues.getIfUnique(), jobs.getIfUnique());
+				locks.getIfUnique(), queues.getIfUnique(), jobs.getIfUnique(),
+				new InstanceHeartbeat.Activity(listener, activity, requests, new JobTriggers(context)));
 	}
 
 	/** The console's page and API, in a servlet web application that turns it on. */
@@ -71,13 +89,13 @@ public final class ConsoleAutoConfiguration {
 
 		@Bean
 		ConsoleController lockstepConsoleController(InstanceRecords records, ConsoleHistory history,
-				LockstepInstanceId instanceId, ConsoleProperties properties, ApplicationContext context,
-				ObjectProvider<RedisLockService> locks, ObjectProvider<RedisSerialQueue> queues,
-				ObjectProvider<JobGuardRegistry> jobs) {
-			ClusterView view = new ClusterView(records, history, instanceId.value(), locks.getIfUnique(),
+				ActivityHistory activity, JobTriggerRequests requests, LockstepInstanceId instanceId,
+				ConsoleProperties properties, ApplicationContext context, ObjectProvider<RedisLockService> locks,
+				ObjectProvider<RedisSerialQueue> queues, ObjectProvider<JobGuardRegistry> jobs) {
+			ClusterView view = new ClusterView(records, history, activity, requests, instanceId.value(), locks.getIfUnique(),
 					queues.getIfUnique(), jobs.getIfUnique());
-			ConsoleActions actions = new ConsoleActions(records, locks.getIfUnique(), queues.getIfUnique(),
-					jobs.getIfUnique(), new JobTriggers(context));
+			ConsoleActions actions = new ConsoleActions(records, instanceId.value(), locks.getIfUnique(), queues.getIfUnique(),
+					requests);
 			return new ConsoleController(view, actions, properties,
 					ClassUtils.isPresent(SECURITY_CLASS, context.getClassLoader()));
 		}

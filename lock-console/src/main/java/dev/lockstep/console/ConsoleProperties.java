@@ -34,7 +34,8 @@ public class ConsoleProperties {
 	private String operatorRole = "LOCKSTEP_OPERATOR";
 
 	/**
-	 * How often each instance writes its heartbeat record; an instance is dead for the console
+	 * How often each instance writes its heartbeat record, adds its counts to the console's history
+	 * and looks for "run now" requests of the jobs it guards; an instance is dead for the console
 	 * once three intervals pass without one.
 	 */
 	private Duration heartbeatInterval = Duration.ofSeconds(5);

@@ -22,7 +22,9 @@ import dev.lockstep.queue.RedisSerialQueue;
 /**
  * Writes this instance's heartbeat record every {@code lockstep.console.heartbeat-interval} (see
  * {@link InstanceRecords}), and with it a history sample of the queues it runs tasks of (see
- * {@link ConsoleHistory}). A failed write is logged and tried again at the next beat.
+ * {@link ConsoleHistory}), this instance's counts since the last beat (see {@link ActivityHistory}),
+ * and takes a "run now" request of a job it guards, if one waits (see {@link JobTriggerRequests}).
+ * A failed write is logged and tried again at the next beat.
  */
 final class InstanceHeartbeat implements SmartLifecycle {
 
@@ -44,6 +46,8 @@ final class InstanceHeartbeat implements SmartLifecycle {
 
 	private final @Nullable JobGuardRegistry jobs;
 
+	private final Activity activity;
+
 	private final String host = hostName();
 
 	private @Nullable ScheduledExecutorService timer;
@@ -52,8 +56,9 @@ final class InstanceHeartbeat implements SmartLifecycle {
 
 	InstanceHeartbeat(InstanceRecords records, ConsoleHistory history, String instanceId, String version,
 			Duration interval, @Nullable RedisLockService locks, @Nullable RedisSerialQueue queues,
-			@Nullable JobGuardRegistry jobs) {
+			@Nullable JobGuardRegistry jobs, Activity activity) {
 		this.records = records;
+		this.activity = activity;
 		this.history = history;
 		this.instanceId = instanceId;
 		this.version = version;
@@ -113,16 +118,21 @@ final class InstanceHeartbeat implements SmartLifecycle {
 			RedisLockService locks = this.locks;
 			List<InstanceRecords.HeldByInstance> held = (locks != null) ? locks.heldLocks().stream()
 				.map((lock) -> new InstanceRecords.HeldByInstance(lock.key(), lock.thread(), lock.fencingToken(),
-						lock.heldSince().toEpochMilli()))
+						lock.heldSince().toEpochMilli(), lock.permits()))
 				.toList() : List.of();
 			List<String> queueNames = (this.queues != null) ? this.queues.listenedQueues() : List.of();
-			List<String> jobNames = (this.jobs != null) ? this.jobs.jobs().stream().map(GuardedJob::name).toList() : List.of();
+			List<GuardedJob> guarded = (this.jobs != null) ? this.jobs.jobs() : List.of();
+			List<String> jobNames = guarded.stream().map(GuardedJob::name).toList();
+			List<GuardedJob> runnable = guarded.stream().filter((job) -> this.activity.triggers().find(job).isPresent()).toList();
 			this.records.write(new InstanceRecords.InstanceRecord(this.instanceId, this.host, this.version,
 					lockstepVersion(), (locks != null) ? locks.getInstanceId() : this.instanceId,
-					System.currentTimeMillis(), queueNames, jobNames, held, true), this.interval.multipliedBy(3));
+					System.currentTimeMillis(), queueNames, jobNames, runnable.stream().map(GuardedJob::name).toList(), held, true),
+					this.interval.multipliedBy(3));
 			if (this.queues != null) {
 				this.history.sample(this.queues, queueNames);
 			}
+			this.activity.history().add(this.activity.listener().drain(), System.currentTimeMillis());
+			runnable.forEach(this::takeRequest);
 			if (this.failing) {
 				logger.info("Lockstep console: heartbeat of {} written again", this.instanceId);
 				this.failing = false;
@@ -137,9 +147,39 @@ final class InstanceHeartbeat implements SmartLifecycle {
 		}
 	}
 
+	/** Takes a "run now" request for {@code job}, if one waits, and runs it on a thread of its own. */
+	private void takeRequest(GuardedJob job) {
+		JobGuardRegistry registry = this.jobs;
+		Runnable call = this.activity.triggers().find(job).orElse(null);
+		if (registry == null || call == null) {
+			return;
+		}
+		JobTriggerRequests.Trigger taken = this.activity.requests().take(job.name(), this.instanceId);
+		if (taken == null) {
+			return;
+		}
+		Thread thread = new Thread(() -> {
+			try {
+				this.activity.requests().run(job.name(), taken, call, registry);
+			}
+			catch (RuntimeException ex) {
+				logger.warn("Lockstep console: the run of job '{}' asked by {} failed to be recorded", job.name(), taken.user(), ex);
+			}
+		}, "lockstep-console-run-now");
+		thread.setDaemon(true);
+		thread.start();
+	}
+
 	static String lockstepVersion() {
 		String version = RedisLockService.class.getPackage().getImplementationVersion();
 		return (version != null) ? version : "development";
+	}
+
+	/**
+	 * What the heartbeat carries besides the record: this instance's counts for the history, and the
+	 * "run now" requests it takes.
+	 */
+	record Activity(ActivityListener listener, ActivityHistory history, JobTriggerRequests requests, JobTriggers triggers) {
 	}
 
 	private static String hostName() {

@@ -19,7 +19,8 @@ import org.springframework.data.redis.core.StringRedisTemplate;
  * <li>{@code console:instances}: sorted set, instance id -> its last heartbeat (ms); entries older
  * than {@link #KEPT} are dropped by the next heartbeat of any instance;</li>
  * <li>{@code console:instance:<id>}: hash, what the instance last reported (host, versions, its lock
- * service's id, the locks it held, the queues it listens to, the jobs it guards), expiring after
+ * service's id, the locks and permits it held, the queues it listens to, the jobs it guards and those of them it can run on
+ * request), expiring after
  * {@link #KEPT}, so that the locks a dead instance left behind can still be shown;</li>
  * <li>{@code console:alive:<id>}: its lock service's id, expiring three heartbeats after the last:
  * the instance is alive while this key exists.</li>
@@ -54,6 +55,7 @@ final class InstanceRecords {
 		fields.put("heartbeat", Long.toString(record.heartbeatMillis()));
 		fields.put("queues", String.join(LINE_SEPARATOR, record.queues()));
 		fields.put("jobs", String.join(LINE_SEPARATOR, record.jobs()));
+		fields.put("runnable", String.join(LINE_SEPARATOR, record.runnable()));
 		fields.put("locks", String.join(LINE_SEPARATOR, record.locks().stream().map(InstanceRecords::line).toList()));
 		// every field is written each time, so a reader never sees the record missing
 		this.redis.opsForHash().putAll(key, fields);
@@ -110,19 +112,21 @@ final class InstanceRecords {
 		List<HeldByInstance> locks = new ArrayList<>();
 		for (String line : lines(text(fields, "locks"))) {
 			String[] parts = line.split(FIELD_SEPARATOR, -1);
-			if (parts.length == 4) {
-				locks.add(new HeldByInstance(parts[0], parts[1], Long.parseLong(parts[2]), Long.parseLong(parts[3])));
+			// a record of an earlier build has no fifth part: locks only
+			if (parts.length == 4 || parts.length == 5) {
+				locks.add(new HeldByInstance(parts[0], parts[1], Long.parseLong(parts[2]), Long.parseLong(parts[3]),
+						(parts.length == 5) ? Integer.parseInt(parts[4]) : 0));
 			}
 		}
 		return new InstanceRecord(id, text(fields, "host"), text(fields, "version"), text(fields, "lockstep"), lockInstance,
-				Long.parseLong(text(fields, "heartbeat")), lines(text(fields, "queues")), lines(text(fields, "jobs")), locks,
-				lockInstance.equals(aliveAs));
+				Long.parseLong(text(fields, "heartbeat")), lines(text(fields, "queues")), lines(text(fields, "jobs")),
+				lines(text(fields, "runnable")), locks, lockInstance.equals(aliveAs));
 	}
 
 	private static String line(HeldByInstance lock) {
 		// lock keys and thread names hold no tab or newline in practice; such characters are replaced
 		return clean(lock.key()) + FIELD_SEPARATOR + clean(lock.thread()) + FIELD_SEPARATOR + lock.fencingToken()
-				+ FIELD_SEPARATOR + lock.heldSinceMillis();
+				+ FIELD_SEPARATOR + lock.heldSinceMillis() + FIELD_SEPARATOR + lock.permits();
 	}
 
 	private static String clean(String text) {
@@ -148,15 +152,20 @@ final class InstanceRecords {
 	 * @param heartbeatMillis when it wrote this record (its clock, ms since the epoch)
 	 * @param queues the queues it runs tasks of
 	 * @param jobs the jobs it guards
+	 * @param runnable the jobs it can run on request ("run now": a bean method without arguments)
 	 * @param locks the locks it held
 	 * @param alive whether its heartbeat is live (read back; ignored when writing)
 	 */
 	record InstanceRecord(String id, String host, String version, String lockstepVersion, String lockInstance,
-			long heartbeatMillis, List<String> queues, List<String> jobs, List<HeldByInstance> locks, boolean alive) {
+			long heartbeatMillis, List<String> queues, List<String> jobs, List<String> runnable, List<HeldByInstance> locks,
+			boolean alive) {
 	}
 
-	/** A lock an instance held when it wrote its record. */
-	record HeldByInstance(String key, String thread, long fencingToken, long heldSinceMillis) {
+	/**
+	 * A lock or permit an instance held when it wrote its record.
+	 * @param permits 0 for a lock; for a permit, how many permits of the key its caller allows
+	 */
+	record HeldByInstance(String key, String thread, long fencingToken, long heldSinceMillis, int permits) {
 	}
 
 }

@@ -1,7 +1,9 @@
 package dev.lockstep.console;
 
 import java.lang.reflect.Method;
+import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 
 import org.springframework.aop.support.AopUtils;
 import org.springframework.context.ApplicationContext;
@@ -21,12 +23,19 @@ final class JobTriggers {
 
 	private final ApplicationContext context;
 
+	/** What {@link #find} found for each job, looked up once (it goes through every bean definition). */
+	private final Map<GuardedJob, Optional<Runnable>> found = new ConcurrentHashMap<>();
+
 	JobTriggers(ApplicationContext context) {
 		this.context = context;
 	}
 
 	/** The job's method bound to its bean's proxy, if this instance has it and it takes no arguments. */
 	Optional<Runnable> find(GuardedJob job) {
+		return this.found.computeIfAbsent(job, this::lookUp);
+	}
+
+	private Optional<Runnable> lookUp(GuardedJob job) {
 		for (String name : this.context.getBeanDefinitionNames()) {
 			Class<?> type = this.context.getType(name, false);
 			if (type == null) {

@@ -84,6 +84,8 @@ class ConsoleProcessTests {
 					"--lockstep.key-prefix=" + this.prefix, "--lockstep.instance-id=" + name,
 					"--lockstep.console.enabled=" + name.equals("a"), "--lockstep.console.heartbeat-interval=300ms",
 					"--lockstep.queue.max-attempts=1", "--spring.application.version=1.0." + name,
+					"--lockstep.queue.queues.retrying.max-attempts=3", "--lockstep.queue.queues.retrying.retry-backoff=10m",
+					"--console-test.report=" + !name.equals("a"),
 					"--spring.main.banner-mode=off", "--logging.level.root=WARN",
 					"--logging.level.org.springframework.boot.tomcat=INFO",
 					"--logging.level.org.springframework.boot.web.embedded.tomcat=INFO",
@@ -181,18 +183,89 @@ class ConsoleProcessTests {
 
 	@Test
 	@Order(5)
-	void guardedJobTriggeredFromThePageRunsOnceAndIsRecorded() throws Exception {
-		String job = "document.querySelector('#jobs div[data-job=\"report\"]')";
-		this.browser.await("!!" + job + " && !!" + job + ".querySelector('button[data-action=\"trigger\"]')", WAIT);
-		this.browser.evaluate("window.confirm = function () { return true; }; " + job
-				+ ".querySelector('button[data-action=\"trigger\"]').click()");
-		this.apps.get(0).awaitLine("REPORT ran", WAIT);
-		this.browser.await(job + ".innerText.includes('on demand')", WAIT);
-		assertThat(this.apps.get(1).output() + this.apps.get(2).output()).doesNotContain("REPORT ran");
+	void retriesDueAndOldestTaskAgeAreShown() throws Exception {
+		long before = System.currentTimeMillis();
+		get(this.urls.get(1) + "/test/submit?queue=retrying&group=r1&payload=stuck-1");
+		long after = System.currentTimeMillis();
+		get(this.urls.get(2) + "/test/submit?queue=retrying&group=r1&payload=stuck-2");
+		get(this.urls.get(2) + "/test/submit?queue=retrying&group=r2&payload=stuck-3");
+		// both heads fail once and wait out a 10-minute backoff; stuck-2 waits behind stuck-1
+		String queue = "window.lockstepConsole.last().queues.find(function (q) { return q.name === 'retrying'; })";
+		this.browser.await("!!" + queue + " && " + queue + ".backlog.retriesWaiting === 2", WAIT);
+		assertThat(this.browser.evaluate(queue + ".backlog.retriesDueNow").asLong()).isZero();
+		long nextRetry = this.browser.evaluate(queue + ".backlog.nextRetryInMillis").asLong();
+		assertThat(nextRetry).as("next retry in").isBetween(Duration.ofMinutes(9).toMillis(), Duration.ofMinutes(10).toMillis());
+		long readAt = this.browser.evaluate("window.lockstepConsole.last().readAt").asLong();
+		long age = this.browser.evaluate(queue + ".backlog.oldestAgeMillis").asLong();
+		// stuck-1 is the oldest: submitted between before and after (Redis runs on this machine's clock)
+		assertThat(age).as("oldest task age").isBetween(readAt - after - 100, readAt - before + 100);
+		assertThat(this.browser.evaluate(queue + ".backlog.complete").asBoolean()).isTrue();
+		String counts = "document.querySelector('#queues div[data-queue=\"retrying\"]')";
+		this.browser.await(counts + ".querySelector('[data-stat=\"retries\"]').innerText.match(/^retries due 2 \\(next in (9|10) min\\)$/) !== null", WAIT);
+		assertThat(this.browser.evaluate(counts + ".querySelector('[data-stat=\"oldest\"]').innerText").asString())
+			.matches("oldest task [0-9.]+ (s|ms)");
 	}
 
 	@Test
 	@Order(6)
+	void runNowFromAnInstanceThatDoesNotGuardTheJobRunsItOnceAndTheLedgerNamesTheUser() throws Exception {
+		String job = "document.querySelector('#jobs div[data-job=\"report\"]')";
+		this.browser.await("!!" + job + " && !!" + job + ".querySelector('button[data-action=\"trigger\"]')", WAIT);
+		assertThat(this.browser.evaluate(job + ".innerText").asString()).containsPattern("guarded by (b, c|c, b)\\n");
+		this.browser.evaluate("window.confirm = function () { return true; }; " + job
+				+ ".querySelector('button[data-action=\"trigger\"]').click()");
+		this.browser.await("!!" + job + ".querySelector('tr[data-request][data-state=\"RAN\"]')", WAIT);
+		this.browser.await(job + ".querySelector('table.runs').innerText.includes('on demand, asked by operator on a')", WAIT);
+		String ranOn = this.browser.evaluate(job + ".querySelector('tr[data-request] td:nth-child(5)').innerText").asString();
+		assertThat(ranOn).isIn("b", "c");
+		// a few more heartbeats of both b and c: no second run
+		Thread.sleep(1500);
+		String output = this.apps.get(1).output() + this.apps.get(2).output();
+		assertThat(output.split("REPORT ran", -1).length - 1).as("runs on b and c").isEqualTo(1);
+		assertThat(this.apps.get(0).output()).doesNotContain("REPORT ran").contains("operator asked to run job 'report' now");
+		assertThat(this.apps.get(ranOn.equals("b") ? 1 : 2).output()).contains("job 'report' asked by operator on a: ran on " + ranOn);
+		String ledger = "window.lockstepConsole.last().jobs.find(function (j) { return j.name === 'report'; })";
+		assertThat(this.browser.evaluate(ledger + ".history.filter(function (r) { return r.scheduledTime === null; }).length").asLong())
+			.as("on-demand runs in the job's history").isEqualTo(1);
+		assertThat(this.browser.evaluate(ledger + ".requests[0].user").asString()).isEqualTo("operator");
+		HttpResponse<String> nobody = post(this.urls.get(0) + "/lockstep/api/actions/trigger?job=nightly", "operator",
+				"operator-secret", true);
+		assertThat(nobody.body()).as("a job no live instance guards").contains("no live instance guards job 'nightly'");
+		assertThat(this.redis.hasKey(this.prefix + "console:job-trigger:nightly")).isFalse();
+	}
+
+	@Test
+	@Order(7)
+	void historyHasTasksPerSecondLockWaitPercentilesAndJobDurations() throws Exception {
+		// c waits about 1.5 s for a lock b holds
+		assertThat(get(this.urls.get(1) + "/test/hold-for?key=contended&millis=1500")).isNotEqualTo("none");
+		assertThat(get(this.urls.get(2) + "/test/hold-for?key=contended&millis=10")).isNotEqualTo("none");
+		String last = "window.lockstepConsole.last()";
+		String work = last + ".queues.find(function (q) { return q.name === 'work'; })";
+		// done: fail-1 (redriven), p1, p2, p3, other; failed: fail-1's first attempt
+		this.browser.await(work + ".tasks.reduce(function (s, t) { return s + t.done; }, 0) === 5", WAIT);
+		assertThat(this.browser.evaluate(work + ".tasks.reduce(function (s, t) { return s + t.failed; }, 0)").asLong()).isEqualTo(1);
+		assertThat(this.browser.evaluate(work + ".tasks.every(function (t) { return t.perSecond > 0; })").asBoolean()).isTrue();
+		this.browser.await("document.querySelector('#queues div[data-queue=\"work\"] [data-chart=\"rate\"] svg').getAttribute('data-points') > 0", WAIT);
+		// the three acquisitions: nightly-report, and contended on b then on c after its wait
+		String waits = last + ".lockWaits";
+		this.browser.await(waits + ".reduce(function (s, w) { return s + w.acquired; }, 0) === 3", WAIT);
+		assertThat(this.browser.evaluate(waits + ".some(function (w) { return w.p99 >= 2000 && w.p50 <= 1000; })").asBoolean())
+			.as("a wait of about 1.5 s is in the p99 bucket, not the median: " + this.browser.evaluate("JSON.stringify(" + waits + ")"))
+			.isTrue();
+		this.browser.await("document.querySelector('#lock-waits svg').getAttribute('data-points') > 0", WAIT);
+		String report = last + ".jobs.find(function (j) { return j.name === 'report'; })";
+		this.browser.await(report + ".runsPerMinute.reduce(function (s, r) { return s + r.runs; }, 0) === 1", WAIT);
+		this.browser.await("document.querySelector('#jobs div[data-job=\"report\"] [data-chart=\"durations\"] svg')"
+				+ ".getAttribute('data-points') > 0", WAIT);
+		String history = this.prefix + "console:history:";
+		for (String key : List.of(history + "tasks:work", history + "lock-wait", history + "job:report")) {
+			assertThat(this.redis.getExpire(key)).as("expiry of " + key).isBetween(3000L, 3600L);
+		}
+	}
+
+	@Test
+	@Order(8)
 	void lockOfADeadInstanceIsReleasedOnlyOnceItIsDead() throws Exception {
 		String lock = this.prefix + "{nightly-report}";
 		String holder = this.redis.opsForValue().get(lock).split(":")[0];
@@ -213,6 +286,20 @@ class ConsoleProcessTests {
 				+ "document.querySelector('#locks tr.none').innerText.trim() === 'none'", WAIT);
 		assertThat(this.redis.hasKey(lock)).isFalse();
 		assertThat(this.apps.get(0).output()).contains("operator asked to release lock 'nightly-report' held by " + holder);
+	}
+
+	@Test
+	@Order(9)
+	void permitsInUseAreShownWithTheirHolders() throws Exception {
+		String onA = get(this.urls.get(0) + "/test/permit?key=exports&permits=2");
+		String onC = get(this.urls.get(2) + "/test/permit?key=exports&permits=2");
+		assertThat(List.of(onA, onC)).noneMatch((token) -> token.startsWith("none"));
+		String row = "document.querySelector('#permits tr[data-permit=\"exports\"]')";
+		this.browser.await("!!" + row + " && " + row + ".querySelector('td:nth-child(2)').innerText === '2' && "
+				+ row + ".querySelector('td:nth-child(3)').innerText === '2'", WAIT);
+		assertThat(this.browser.evaluate(row + ".querySelector('td:nth-child(5)').innerText").asString())
+			.contains("a permit-exports #" + onA, "c permit-exports #" + onC);
+		assertThat(this.browser.evaluate("document.querySelector('#locks').innerText").asString()).doesNotContain("exports");
 	}
 
 	private void awaitPaused(String group) throws InterruptedException {

@@ -256,6 +256,19 @@ public class RedisSerialQueue implements SerialQueue, SerialQueueRegistry, Smart
 		return groups;
 	}
 
+	/**
+	 * The queue's retries waiting and its oldest task not yet done, read in one step without a
+	 * scan: up to {@code maxGroups} groups of each kind (waiting for a worker, paused, waiting for a
+	 * retry, running) are read, two tasks each; {@link QueueBacklog#complete()} says whether that was
+	 * every group.
+	 */
+	public QueueBacklog backlog(String queue, int maxGroups) {
+		Assert.isTrue(maxGroups > 0, () -> "Max groups must be positive, was " + maxGroups);
+		List<Long> reply = await(this.scripts.backlog(keys(queue), maxGroups), "reading the backlog of queue '" + queue + "'");
+		return new QueueBacklog(reply.get(0), reply.get(1), (reply.get(2) < 0) ? null : Duration.ofMillis(reply.get(2)),
+				(reply.get(3) < 0) ? null : Instant.ofEpochMilli(reply.get(3)), reply.get(4) == 1L);
+	}
+
 	@Override
 	public boolean redrive(String queue, String taskId) {
 		Assert.hasText(taskId, "Task id must not be blank");

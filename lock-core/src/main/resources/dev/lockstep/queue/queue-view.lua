@@ -8,6 +8,11 @@
 --   task's lease ran out and up to max waiting for a worker, each {group, queued tasks (not
 --   counting a running one), 1 if running else 0}
 -- ARGV[1] 'paused': returns {1 if the queue is paused else 0, {paused groups, sorted}}
+-- ARGV[1] 'backlog', ARGV[2] max: returns {groups waiting for a retry, of them those whose retry is
+--   due now, ms until the next retry falls due (-1: none), submitted ms of the oldest task not yet
+--   done (queued, waiting for a retry or running; -1: none), 1 if every group was read else 0};
+--   it reads up to max groups from each of :ready, :held, :delayed and :running, and the first two
+--   tasks of each (a group's oldest task, unless redrives put an older one further back)
 local running = base .. ':running'
 local now = now_ms()
 -- the scores of live leases: later than now
@@ -43,6 +48,50 @@ if ARGV[1] == 'paused' then
   local groups = redis.call('SMEMBERS', base .. ':paused')
   table.sort(groups)
   return {redis.call('HEXISTS', base .. ':owners', PAUSED_QUEUE), groups}
+end
+if ARGV[1] == 'backlog' then
+  local max = tonumber(ARGV[2])
+  local delayed = base .. ':delayed'
+  local retries = redis.call('ZCARD', delayed)
+  local due = redis.call('ZCOUNT', delayed, '-inf', now)
+  local next_retry = -1
+  local first = redis.call('ZRANGE', delayed, 0, 0, 'WITHSCORES')
+  if first[2] then
+    next_retry = math.max(0, tonumber(first[2]) - now)
+  end
+  local oldest = -1
+  local complete = 1
+  -- a group's oldest task is its head, or a task redriven right behind its running head
+  -- (several redrives can put an older one further back: not read)
+  local function look(groups, total)
+    if total > #groups then
+      complete = 0
+    end
+    for _, group in ipairs(groups) do
+      for _, id in ipairs(redis.call('LRANGE', group_key(group), 0, 1)) do
+        local submitted = tonumber(redis.call('HGET', task_key(id), 'submitted'))
+        if submitted and (oldest == -1 or submitted < oldest) then
+          oldest = submitted
+        end
+      end
+    end
+  end
+  -- a group with tasks is in exactly one of :ready, :held, :delayed, or running its head task
+  look(redis.call('LRANGE', base .. ':ready', 0, max - 1), redis.call('LLEN', base .. ':ready'))
+  look(redis.call('LRANGE', base .. ':held', 0, max - 1), redis.call('LLEN', base .. ':held'))
+  look(redis.call('ZRANGE', delayed, 0, max - 1), retries)
+  local groups = {}
+  for _, id in ipairs(redis.call('ZRANGE', running, 0, max - 1)) do
+    local group = redis.call('HGET', task_key(id), 'group')
+    if group then
+      groups[#groups + 1] = group
+    end
+  end
+  look(groups, #groups)
+  if redis.call('ZCARD', running) > max then
+    complete = 0
+  end
+  return {retries, due, next_retry, oldest, complete}
 end
 if ARGV[1] == 'stats' then
   local leased = redis.call('ZCOUNT', running, live, '+inf')

@@ -112,6 +112,8 @@ class QueueProtocolRandomTests {
 
 	private boolean queuePaused;
 
+	private int checks;
+
 	@ParameterizedTest(name = "seed {0}")
 	@ValueSource(longs = { 1, 2, 3 })
 	void invariantsHoldUnderRandomOperations(long seed) throws Exception {
@@ -428,6 +430,10 @@ class QueueProtocolRandomTests {
 		assertThat(stats).as("stats: queued and groups waiting (lapsed leases with them), running under a live lease, dead")
 			.containsExactly(queued + lapsed.size(), leased, (long) dead.size(), (long) ready.size() + lapsed.size());
 		checkViews(running, lapsed, ready, dead);
+		// every eighth check: the console's view, not the protocol, so it need not cost every step
+		if (this.checks++ % 8 == 0) {
+			checkBacklog(delayed);
+		}
 		for (String id : this.submitted) {
 			if (this.discarded.contains(id)) {
 				assertThat(this.states.get(id)).as("discarded task " + id + " is gone").isNull();
@@ -575,6 +581,38 @@ class QueueProtocolRandomTests {
 		}
 		assertThat(get(this.scripts.groups(this.keys, 100))).as("the groups view (running, lease ran out, waiting)")
 			.containsExactlyInAnyOrderElementsOf(expected.values());
+	}
+
+	/**
+	 * The backlog view (the console's retries and oldest task) agrees with a full read: the groups
+	 * waiting for a retry, and the oldest of the first two tasks of every group (a group's oldest
+	 * task, unless redrives put an older one further back; tasks never redriven are in submission
+	 * order, see the invariants).
+	 */
+	private void checkBacklog(Set<String> delayed) throws Exception {
+		List<String> groups = new ArrayList<>(new HashSet<>(this.groupOf.values()));
+		// two pipelines: the first two tasks of every group, then when each was submitted
+		List<Object> fronts = this.template.executePipelined((RedisCallback<Object>) (connection) -> {
+			for (String group : groups) {
+				connection.listCommands().lRange(bytes(this.keys.base() + ":g:" + group), 0, 1);
+			}
+			return null;
+		});
+		List<String> ids = new ArrayList<>();
+		fronts.forEach((front) -> ((List<?>) front).forEach((id) -> ids.add((String) id)));
+		List<Object> submitted = this.template.executePipelined((RedisCallback<Object>) (connection) -> {
+			for (String id : ids) {
+				connection.hashCommands().hGet(bytes(this.keys.base() + ":t:" + id), bytes("submitted"));
+			}
+			return null;
+		});
+		long oldest = submitted.stream().mapToLong((at) -> Long.parseLong((String) at)).min().orElse(-1);
+		List<Long> backlog = get(this.scripts.backlog(this.keys, 100));
+		assertThat(backlog.get(0)).as("retries waiting").isEqualTo(delayed.size());
+		assertThat(backlog.get(1)).as("retries due now").isBetween(0L, (long) delayed.size());
+		assertThat(backlog.get(2) == -1).as("no next retry exactly when none waits: " + backlog).isEqualTo(delayed.isEmpty());
+		assertThat(backlog.get(3)).as("the oldest task at the front of a group").isEqualTo(oldest);
+		assertThat(backlog.get(4)).as("every group read").isEqualTo(1L);
 	}
 
 	/**

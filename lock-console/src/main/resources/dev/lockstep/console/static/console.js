@@ -80,15 +80,36 @@
     }));
   }
 
-  function chart(samples, series) {
+  function drawPermits(cluster) {
+    fill('permits', cluster.permits.map(function (p) {
+      return el('tr', { 'data-permit': p.key }, [td(p.key), td(p.inUse), td(p.limit), td(p.waiting),
+        td(p.holders.map(function (h) {
+          return h.instance + (h.alive ? '' : ' (dead)') + ' ' + h.thread + ' #' + h.fencingToken + ' ' + duration(h.heldForMillis);
+        }).join('; '))]);
+    }));
+  }
+
+  function drawLockWaits(cluster) {
+    var root = document.getElementById('lock-waits');
+    var series = [['p50', '#2f6fdb'], ['p90', '#9a6700'], ['p99', '#b3261e']];
+    var waits = cluster.lockWaits;
+    var latest = waits.length ? waits[waits.length - 1] : null;
+    var text = latest ? 'latest minute (' + clock(latest.minute) + '): ' + latest.acquired + ' acquired, p50 ≤ ' + latest.p50
+      + ' ms, p90 ≤ ' + latest.p90 + ' ms, p99 ≤ ' + latest.p99 + ' ms' : 'no lock acquired in the last hour';
+    root.replaceChildren(el('div', { class: 'muted', 'data-stat': 'lock-waits', text: text }),
+      chart(waits.map(function (w) { return { x: w.minute, p50: w.p50, p90: w.p90, p99: w.p99 }; }), series, 'ms'), legend(series));
+  }
+
+  function chart(samples, series, unit) {
     var width = 360, height = 90, pad = 18;
     var svg = document.createElementNS('http://www.w3.org/2000/svg', 'svg');
     svg.setAttribute('class', 'chart');
+    svg.setAttribute('data-points', String(samples.length));
     svg.setAttribute('width', width);
     svg.setAttribute('height', height);
     if (samples.length === 0) {
       var empty = document.createElementNS(svg.namespaceURI, 'text');
-      empty.setAttribute('x', 8); empty.setAttribute('y', 20); empty.textContent = 'no samples yet (one a minute)';
+      empty.setAttribute('x', 8); empty.setAttribute('y', 20); empty.textContent = 'nothing in the last hour yet (one point a minute)';
       svg.appendChild(empty);
       return svg;
     }
@@ -96,19 +117,36 @@
     samples.forEach(function (s) { series.forEach(function (name) { max = Math.max(max, s[name[0]]); }); });
     var first = samples[0].x, span = Math.max(1, samples[samples.length - 1].x - first);
     series.forEach(function (name) {
+      var points = samples.map(function (s) {
+        var x = pad + (width - 2 * pad) * (samples.length === 1 ? 0.5 : (s.x - first) / span);
+        var y = height - pad - (height - 2 * pad) * s[name[0]] / max;
+        return [x.toFixed(1), y.toFixed(1)];
+      });
       var line = document.createElementNS(svg.namespaceURI, 'polyline');
       line.setAttribute('fill', 'none');
       line.setAttribute('stroke', name[1]);
       line.setAttribute('stroke-width', '1.5');
-      line.setAttribute('points', samples.map(function (s) {
-        var x = pad + (width - 2 * pad) * (samples.length === 1 ? 0.5 : (s.x - first) / span);
-        var y = height - pad - (height - 2 * pad) * s[name[0]] / max;
-        return x.toFixed(1) + ',' + y.toFixed(1);
-      }).join(' '));
+      line.setAttribute('points', points.map(function (p) { return p.join(','); }).join(' '));
       svg.appendChild(line);
+      // a dot per point, so that a single minute shows too
+      points.forEach(function (p, i) {
+        var dot = document.createElementNS(svg.namespaceURI, 'circle');
+        dot.setAttribute('cx', p[0]); dot.setAttribute('cy', p[1]); dot.setAttribute('r', '2');
+        dot.setAttribute('fill', name[1]);
+        var title = document.createElementNS(svg.namespaceURI, 'title');
+        title.textContent = clock(samples[i].x) + ': ' + name[0] + ' ' + samples[i][name[0]];
+        dot.appendChild(title);
+        svg.appendChild(dot);
+      });
+    });
+    [[first, 'start', pad], [first + span, 'end', width - pad]].forEach(function (at) {
+      var label = document.createElementNS(svg.namespaceURI, 'text');
+      label.setAttribute('x', at[2]); label.setAttribute('y', height - 4); label.setAttribute('text-anchor', at[1]);
+      label.textContent = clock(at[0]);
+      svg.appendChild(label);
     });
     var top = document.createElementNS(svg.namespaceURI, 'text');
-    top.setAttribute('x', 2); top.setAttribute('y', 12); top.textContent = String(max);
+    top.setAttribute('x', 2); top.setAttribute('y', 12); top.textContent = String(max) + (unit ? ' ' + unit : '');
     svg.appendChild(top);
     return svg;
   }
@@ -126,6 +164,10 @@
       var s = q.stats;
       var counts = el('div', { class: 'counts' }, [el('span', { text: 'queued ' + s.queued }), el('span', { text: 'running ' + s.running }),
         el('span', { text: 'dead ' + s.dead }), el('span', { text: 'groups waiting ' + s.groupsWaiting }),
+        el('span', { 'data-stat': 'retries', text: 'retries due ' + q.backlog.retriesWaiting + (q.backlog.retriesWaiting
+          ? ' (next ' + (q.backlog.retriesDueNow ? 'due now' : 'in ' + duration(q.backlog.nextRetryInMillis)) + ')' : '') }),
+        el('span', { 'data-stat': 'oldest', text: 'oldest task ' + (q.backlog.oldestAgeMillis === null ? '–'
+          : duration(q.backlog.oldestAgeMillis) + (q.backlog.complete ? '' : ' (of the groups read)')) }),
         q.paused ? el('span', { class: 'paused', text: 'PAUSED' }) : null,
         q.paused ? button('Resume queue', 'resume', { queue: q.name }) : button('Pause queue', 'pause', { queue: q.name }),
         mayAct ? el('button', { text: 'Pause a group…', 'data-action': 'pause-group', onclick: function () {
@@ -151,9 +193,16 @@
         }))]);
       var series = [['queued', '#2f6fdb'], ['running', '#1b7f3b'], ['dead', '#b3261e']];
       var samples = q.history.map(function (h) { return { x: h.minute, queued: h.queued, running: h.running, dead: h.dead }; });
+      var rates = [['tasks/s', '#1b7f3b']];
+      var rated = q.tasks.map(function (t) { return { x: t.minute, 'tasks/s': t.perSecond }; });
+      var failed = q.tasks.reduce(function (sum, t) { return sum + t.failed; }, 0);
+      var done = q.tasks.reduce(function (sum, t) { return sum + t.done; }, 0);
       return el('div', { class: 'card', 'data-queue': q.name }, [el('h3', { text: q.name }), counts,
         q.busiestGroups.length + q.pausedGroups.length ? groups : null, s.dead ? dead : null,
-        el('div', { class: 'muted', text: 'Last hour' }), chart(samples, series), legend(series)]);
+        el('div', { class: 'charts' }, [
+          el('div', { 'data-chart': 'depth' }, [el('div', { class: 'muted', text: 'Depth, last hour' }), chart(samples, series), legend(series)]),
+          el('div', { 'data-chart': 'rate' }, [el('div', { class: 'muted', 'data-stat': 'tasks', text: 'Tasks ended per second, last hour: '
+            + done + ' done, ' + failed + ' failed' }), chart(rated, rates), legend(rates)])])]);
     }));
     if (cluster.queues.length === 0) { root.textContent = 'No queue.'; }
   }
@@ -169,19 +218,31 @@
         el('th', { text: 'Ran on' })])]), el('tbody', {}, j.elections.map(function (e) {
         return el('tr', {}, [td(clock(e.scheduledTime)), td(e.chosenInstance), td(e.ranOn === null ? '–' : (e.ranOn || 'given up'))]);
       }))]);
+      function askedBy(r) {
+        var asked = j.requests.filter(function (t) { return t.runStart === ms(r.start) && t.instance === r.instance; })[0];
+        return asked ? 'on demand, asked by ' + asked.user + ' on ' + asked.askedOn : 'on demand';
+      }
       var runs = el('table', { class: 'runs' }, [el('thead', {}, [el('tr', {}, [el('th', { text: 'Run started' }), el('th', { text: 'Instance' }),
         el('th', { text: 'Slot' }), el('th', { text: 'Took' }), el('th', { text: 'Result' })])]), el('tbody', {}, j.history.map(function (r) {
-        return el('tr', {}, [td(clock(r.start)), td(r.instance), td(r.scheduledTime ? clock(r.scheduledTime) : 'on demand'),
+        return el('tr', {}, [td(clock(r.start)), td(r.instance), td(r.scheduledTime ? clock(r.scheduledTime) : askedBy(r)),
           td(duration(ms(r.end) - ms(r.start))), td(r.succeeded ? 'ok' : 'failed: ' + r.exception)]);
       }))]);
-      var series = [['took', '#6a3fb5']];
-      var samples = j.history.slice().reverse().map(function (r) { return { x: ms(r.start), took: ms(r.end) - ms(r.start) }; });
+      var requests = el('table', { class: 'requests' }, [el('thead', {}, [el('tr', {}, [el('th', { text: 'Run now asked' }),
+        el('th', { text: 'By' }), el('th', { text: 'On' }), el('th', { text: 'State' }), el('th', { text: 'Taken by' }), el('th', { text: 'Outcome' })])]),
+        el('tbody', {}, j.requests.map(function (t) {
+          return el('tr', { 'data-request': t.id, 'data-state': t.state }, [td(clock(t.askedAt)), td(t.user), td(t.askedOn),
+            td(t.state.toLowerCase()), td(t.instance || '–'), td(t.detail)]);
+        }))]);
+      var series = [['mean ms', '#6a3fb5']];
+      var samples = j.runsPerMinute.map(function (r) { return { x: r.minute, 'mean ms': r.meanMillis }; });
       return el('div', { class: 'card', 'data-job': j.name }, [el('h3', { text: j.name }),
         el('div', { text: 'guarded by ' + (j.guardedBy.join(', ') || 'this instance') }), el('div', { text: lastRun }),
         skip ? el('div', { text: skip }) : null, next ? el('div', { text: next }) : null,
-        button('Run now', 'trigger', { job: j.name }, 'Run job ' + j.name + ' now (once, through its guard)?'),
-        j.elections.length ? slots : null, j.history.length ? runs : null,
-        el('div', { class: 'muted', text: 'Run durations (ms), recent runs' }), chart(samples, series)]);
+        j.runnableBy.length ? button('Run now', 'trigger', { job: j.name }, 'Run job ' + j.name + ' now (once in the cluster, through its guard, on one of '
+          + j.runnableBy.join(', ') + ')?') : el('div', { class: 'muted', text: 'cannot be run from the console (its method takes arguments)' }),
+        j.elections.length ? slots : null, j.history.length ? runs : null, j.requests.length ? requests : null,
+        el('div', { 'data-chart': 'durations' }, [el('div', { class: 'muted', text: 'Run time (mean per minute, every instance), last hour' }),
+          chart(samples, series, 'ms'), legend(series)])]);
     }));
     if (cluster.jobs.length === 0) { root.textContent = 'No guarded job.'; }
   }
@@ -189,10 +250,12 @@
   function draw(cluster) {
     last = cluster;
     var alive = cluster.instances.filter(function (i) { return i.alive; }).length;
-    document.getElementById('summary').textContent = alive + ' instance(s) alive, ' + cluster.locks.length + ' lock(s) held, '
+    document.getElementById('summary').textContent = alive + ' instance(s) alive, ' + cluster.locks.length + ' lock(s) held, ' + cluster.permits.length + ' key(s) with permits in use, '
       + cluster.queues.length + ' queue(s), ' + cluster.jobs.length + ' job(s); read at ' + clock(cluster.readAt) + ' by ' + cluster.thisInstance;
     drawInstances(cluster);
     drawLocks(cluster);
+    drawPermits(cluster);
+    drawLockWaits(cluster);
     drawQueues(cluster);
     drawJobs(cluster);
     document.body.setAttribute('data-loaded', String(cluster.readAt));
