@@ -195,7 +195,7 @@ final class QueueScripts extends FeatureScripts {
 
 	/** {retries waiting, due now, ms to the next (-1), oldest submitted ms (-1), complete (1/0)}; see queue-view.lua. */
 	CompletableFuture<List<Long>> backlog(QueueKeys keys, int max) {
-		return this.redis.run(VIEW, keys.forScripts(), List.of("backlog", Integer.toString(max)));
+		return run("queue-view.lua", keys.forScripts(), List.of("backlog", Integer.toString(max)));
 	}
 
 	/** The task's fields, or nothing when Redis holds no such task. */
