@@ -22,11 +22,17 @@ final class ReactiveJobs {
 		return null;
 	}
 
+	/** Whether a method of this return type returns a {@code Mono}, else a {@code Flux}. */
+	static boolean emitsOne(Class<?> returnType) {
+		return Mono.class.isAssignableFrom(returnType);
+	}
+
 	/**
-	 * What the scheduler is handed: a publisher of the method's type that, on each subscription,
-	 * runs {@code firing} and completes empty, or fails with what it threw.
+	 * What the scheduler (or a suspend method's proxy) is handed: a {@code Mono} when {@code one},
+	 * else a {@code Flux}, that, on each subscription, runs {@code firing} and completes empty, or
+	 * fails with what it threw.
 	 */
-	static Object guarded(Class<?> returnType, Subscription firing) {
+	static Object guarded(boolean one, Subscription firing) {
 		Mono<Object> guarded = Mono.defer(() -> {
 			try {
 				firing.run();
@@ -36,7 +42,7 @@ final class ReactiveJobs {
 				return Mono.error(ex);
 			}
 		});
-		return Mono.class.isAssignableFrom(returnType) ? guarded : guarded.flux();
+		return one ? guarded : guarded.flux();
 	}
 
 	/** One firing through the guard, run on subscription. */
