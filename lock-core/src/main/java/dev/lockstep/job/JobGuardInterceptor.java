@@ -58,8 +58,9 @@ final class JobGuardInterceptor implements MethodInterceptor {
 			return ReactiveJobs.guarded(one, () -> {
 				TriggerFiring firing = TriggerFiring.current();
 				Instant slot = (firing != null && firing.cron()) ? firing.scheduledTime() : null;
-				this.guard.getObject().execute(job, slot, () -> ReactiveJobs.completed(publisher),
-						() -> ReactiveJobs.completed(publisher));
+				JobGuardExecutor.Body body = suspending ? () -> ReactiveJobs.suspendedCompleted(publisher)
+						: () -> ReactiveJobs.completed(publisher);
+				this.guard.getObject().execute(job, slot, body, body);
 			});
 		}
 		TriggerFiring firing = TriggerFiring.current();

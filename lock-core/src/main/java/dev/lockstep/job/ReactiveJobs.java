@@ -4,6 +4,7 @@ import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
 
 /**
  * A guarded method's publisher run to its end on the firing's thread; loaded only for methods
@@ -19,6 +20,16 @@ final class ReactiveJobs {
 		if (publisher != null) {
 			Flux.from((Publisher<?>) publisher).blockLast();
 		}
+		return null;
+	}
+
+	/**
+	 * The same for a suspend method's call, subscribed on another thread: the firing's thread runs
+	 * Spring's unconfined coroutine, which would queue the call's own coroutine behind itself, and so
+	 * never start it, while it waits.
+	 */
+	static @Nullable Object suspendedCompleted(Object publisher) {
+		Flux.from((Publisher<?>) publisher).subscribeOn(Schedulers.boundedElastic()).blockLast();
 		return null;
 	}
 
