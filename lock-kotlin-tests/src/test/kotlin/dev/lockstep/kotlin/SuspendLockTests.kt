@@ -37,8 +37,10 @@ import kotlinx.coroutines.runBlocking
 import kotlinx.coroutines.withContext
 import kotlinx.coroutines.withTimeout
 import kotlinx.coroutines.asCoroutineDispatcher
+import kotlin.coroutines.Continuation
 import kotlin.coroutines.coroutineContext
 import org.assertj.core.api.Assertions.assertThat
+import org.assertj.core.api.Assertions.assertThatIllegalStateException
 import org.junit.jupiter.api.AfterAll
 import org.junit.jupiter.api.AfterEach
 import org.junit.jupiter.api.BeforeAll
@@ -52,6 +54,7 @@ import org.springframework.context.annotation.AnnotationConfigApplicationContext
 import org.springframework.context.annotation.Bean
 import org.springframework.context.annotation.Configuration
 import org.springframework.context.annotation.Role
+import org.springframework.core.OverridingClassLoader
 import org.springframework.core.env.Environment
 import org.springframework.core.env.MapPropertySource
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration
@@ -215,6 +218,41 @@ class SuspendLockTests {
 				.hasMessageContaining("@DistributedLock on SuspendLockTests.Sections.impatient(")
 				.hasMessageContaining("the method was not run")
 		}
+	}
+
+	/**
+	 * Without kotlinx-coroutines-reactor, Spring's proxies would call a suspend function as a plain
+	 * method that returns at its first suspension: the annotation would guard nothing, so startup
+	 * fails, naming the function. The same class where the library is present is accepted.
+	 */
+	@Test
+	fun withoutKotlinxCoroutinesReactorASuspendFunctionFailsStartupNamingIt() {
+		val advisor = LockAnnotationAdvisor(context.getBeanProvider(LockService::class.java), Duration.ofSeconds(5),
+			Duration.ofSeconds(60))
+		val hidden = WithoutCoroutinesReactor(javaClass.classLoader).loadClass(Sections::class.java.name)
+		assertThat(hidden).isNotSameAs(Sections::class.java)
+		val section = hidden.getMethod("section", String::class.java, Continuation::class.java)
+
+		assertThatIllegalStateException()
+			.isThrownBy { advisor.pointcut.methodMatcher.matches(section, hidden) }
+			.withMessageContaining("@DistributedLock on SuspendLockTests.Sections.section(")
+			.withMessageContaining("kotlinx-coroutines-reactor")
+		val present = Sections::class.java.getMethod("section", String::class.java, Continuation::class.java)
+		assertThat(advisor.pointcut.methodMatcher.matches(present, Sections::class.java)).isTrue()
+	}
+
+	/** Loads the sections itself, and finds no kotlinx-coroutines-reactor. */
+	private class WithoutCoroutinesReactor(parent: ClassLoader) : OverridingClassLoader(parent) {
+
+		override fun isEligibleForOverriding(className: String) = className == Sections::class.java.name
+
+		override fun loadClass(name: String, resolve: Boolean): Class<*> {
+			if (name.startsWith("kotlinx.coroutines.reactor.")) {
+				throw ClassNotFoundException(name)
+			}
+			return super.loadClass(name, resolve)
+		}
+
 	}
 
 	/** Runs the test in a coroutine that may start others on a dispatcher of two threads, every wait bounded. */
