@@ -1,39 +1,28 @@
 package dev.lockstep.reactive;
 
 import java.time.Duration;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.tck.TestObservationRegistry;
 import io.micrometer.observation.tck.TestObservationRegistryAssert;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
-import org.springframework.aop.framework.autoproxy.InfrastructureAdvisorAutoProxyCreator;
-import org.springframework.beans.factory.ObjectProvider;
-import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.context.annotation.AnnotationConfigApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
-import org.springframework.context.annotation.Role;
-import org.springframework.core.env.Environment;
-import org.springframework.core.env.MapPropertySource;
-import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import dev.lockstep.LockHandle;
-import dev.lockstep.LockService;
 import dev.lockstep.annotation.DistributedLock;
 import dev.lockstep.annotation.SerialGroup;
-import dev.lockstep.aop.LockAnnotationAdvisor;
-import dev.lockstep.lock.RedisConnections;
+import dev.lockstep.lock.RedisFixture;
 import dev.lockstep.lock.RedisLockService;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -48,7 +37,8 @@ import static org.awaitility.Awaitility.await;
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
 class ReactiveLockObservationTests {
 
-	private static LettuceConnectionFactory connectionFactory;
+	@RegisterExtension
+	final RedisFixture redis = new RedisFixture();
 
 	private final TestObservationRegistry observations = TestObservationRegistry.create();
 
@@ -58,25 +48,10 @@ class ReactiveLockObservationTests {
 
 	private RedisLockService locks;
 
-	@BeforeAll
-	static void connect() {
-		connectionFactory = RedisConnections.standalone();
-	}
-
-	@AfterAll
-	static void disconnect() {
-		connectionFactory.destroy();
-	}
-
 	@BeforeEach
 	void start() {
 		Methods.holdOpenInside = false;
-		this.context = new AnnotationConfigApplicationContext();
-		this.context.getEnvironment().getPropertySources().addFirst(new MapPropertySource("test",
-				Map.of("test.prefix", RedisConnections.uniquePrefix())));
-		this.context.getBeanFactory().registerSingleton("observationRegistry", this.observations);
-		this.context.register(Application.class);
-		this.context.refresh();
+		this.context = LockingApplication.start(this.redis, Application.class, this.observations);
 		this.methods = this.context.getBean(Methods.class);
 		this.locks = this.context.getBean(RedisLockService.class);
 	}
@@ -189,27 +164,6 @@ class ReactiveLockObservationTests {
 
 	@Configuration(proxyBeanMethods = false)
 	static class Application {
-
-		@Bean
-		RedisLockService lockService(Environment environment) {
-			RedisLockService service = new RedisLockService(connectionFactory);
-			service.setKeyPrefix(environment.getRequiredProperty("test.prefix"));
-			service.setShutdownTimeout(Duration.ZERO);
-			return service;
-		}
-
-		@Bean
-		@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
-		static LockAnnotationAdvisor lockAnnotationAdvisor(ObjectProvider<LockService> lockService) {
-			return new LockAnnotationAdvisor(lockService, Duration.ofSeconds(5), Duration.ofSeconds(60));
-		}
-
-		@Bean
-		static InfrastructureAdvisorAutoProxyCreator autoProxyCreator() {
-			InfrastructureAdvisorAutoProxyCreator creator = new InfrastructureAdvisorAutoProxyCreator();
-			creator.setProxyTargetClass(true);
-			return creator;
-		}
 
 		@Bean
 		Methods methods(TestObservationRegistry observations) {
