@@ -82,7 +82,7 @@ final class LockInterceptor implements MethodInterceptor {
 			return invocation.proceed();
 		}
 		if (method.reactive()) {
-			return reactive(method).invoke(invocation, method);
+			return reactive(method).invoke(invocation, method, observations());
 		}
 		String target = method.target(invocation.getArguments());
 		ObservationRegistry observations = observations();

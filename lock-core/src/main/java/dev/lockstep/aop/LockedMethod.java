@@ -18,9 +18,13 @@ import dev.lockstep.internal.spel.KeyExpression;
  * @param group whether this is a serial group rather than a plain lock
  * @param returnType the method's declared return type
  * @param permits how many callers of one key may hold it at once; 1 for a lock or a group
+ * @param suspending whether this is a Kotlin {@code suspend} function, which Spring's proxies let
+ * an interceptor lock as a {@code Mono} (a {@code Flux} when it returns a {@code Flow})
+ * @param flow whether this suspend function returns a {@code Flow}
  */
 record LockedMethod(String source, String name, KeyExpression key, Duration waitTime,
-		@Nullable Duration leaseTime, boolean group, Class<?> returnType, int permits) {
+		@Nullable Duration leaseTime, boolean group, Class<?> returnType, int permits, boolean suspending,
+		boolean flow) {
 
 	/**
 	 * The lock or group this call is for, as the application knows it: {@code name:key}, the
@@ -31,15 +35,15 @@ record LockedMethod(String source, String name, KeyExpression key, Duration wait
 	}
 
 	/**
-	 * Whether the method returns a {@code Mono} or {@code Flux}, locked while its publisher runs; by
-	 * class name, so that nothing of Reactor is loaded for the other methods.
+	 * Whether the method returns a {@code Mono} or {@code Flux}, or is a suspend function, locked
+	 * while its publisher runs; by class name, so that nothing of Reactor is loaded for the other methods.
 	 */
 	boolean reactive() {
-		return ReactiveTypes.isReactorPublisher(this.returnType);
+		return this.suspending || ReactiveTypes.isReactorPublisher(this.returnType);
 	}
 
 	boolean mayCompleteLater() {
-		return CompletionStage.class.isAssignableFrom(this.returnType);
+		return !this.suspending && CompletionStage.class.isAssignableFrom(this.returnType);
 	}
 
 }

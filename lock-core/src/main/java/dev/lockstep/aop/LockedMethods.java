@@ -12,6 +12,7 @@ import dev.lockstep.annotation.DistributedLock;
 import dev.lockstep.annotation.SerialGroup;
 import dev.lockstep.internal.DurationRules;
 import dev.lockstep.internal.MethodAttributes;
+import dev.lockstep.internal.ReactiveTypes;
 import dev.lockstep.internal.spel.KeyExpression;
 
 /**
@@ -57,8 +58,10 @@ final class LockedMethods implements AnnotatedMethods.Resolver<LockedMethod> {
 		if (permits < 1) {
 			throw new IllegalStateException(source + ": permits must be at least 1 (1 is a lock), not " + permits);
 		}
+		boolean suspending = ReactiveTypes.isSuspending(method, source);
+		boolean flow = suspending && ReactiveTypes.suspendsForFlow(method);
 		return new LockedMethod(source, name, KeyExpression.parse(keyText, method, source), wait, lease,
-				group != null, method.getReturnType(), permits);
+				group != null, method.getReturnType(), permits, suspending, flow);
 	}
 
 }

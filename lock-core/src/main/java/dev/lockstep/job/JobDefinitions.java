@@ -19,6 +19,7 @@ import dev.lockstep.internal.DurationRules;
 import dev.lockstep.internal.DurationText;
 import dev.lockstep.internal.MethodAttributes;
 import dev.lockstep.internal.NamingRules;
+import dev.lockstep.internal.ReactiveTypes;
 
 /**
  * Finds the guarded methods ({@link JobGuard}, or every {@link Scheduled} method when all are
@@ -56,6 +57,8 @@ final class JobDefinitions implements AnnotatedMethods.Resolver<GuardedJob> {
 		String description = MethodAttributes.describe(specific);
 		String source = "@JobGuard on " + description;
 		MethodAttributes.requireInterceptable(specific, source);
+		// a suspend method is guarded only where Spring's proxies call it as a publisher: checked here, at startup
+		ReactiveTypes.isSuspending(specific, source);
 		if (specific.getReturnType().isPrimitive() && specific.getReturnType() != void.class) {
 			throw new IllegalStateException(source + " cannot apply: a skipped firing returns null, which a method returning "
 					+ specific.getReturnType() + " cannot; return void or an object type");

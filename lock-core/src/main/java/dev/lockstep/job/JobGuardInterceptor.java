@@ -7,6 +7,7 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.aop.ProxyMethodInvocation;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.core.KotlinDetector;
 
 import dev.lockstep.GuardedJob;
 import dev.lockstep.JobGuardExecutor;
@@ -22,7 +23,8 @@ import dev.lockstep.internal.ReactiveTypes;
  * or {@code Flux} (a reactive {@code @Scheduled} method, which Spring calls once and subscribes to
  * at each firing) returns a publisher that takes each firing through the guard on subscription and
  * keeps the guard until the method's own publisher completes: the firing's thread waits for it, as
- * for a blocking job. The method's publisher must be cold (subscribed again at each firing).
+ * for a blocking job. The method's publisher must be cold (subscribed again at each firing). A
+ * Kotlin {@code suspend} method is guarded the same way, each firing's call held until it returns.
  */
 final class JobGuardInterceptor extends AnnotatedMethodInterceptor<GuardedJob, JobGuardExecutor> {
 
@@ -33,15 +35,21 @@ final class JobGuardInterceptor extends AnnotatedMethodInterceptor<GuardedJob, J
 	@Override
 	protected @Nullable Object invoke(MethodInvocation invocation, GuardedJob job) throws Throwable {
 		Class<?> returnType = invocation.getMethod().getReturnType();
-		if (ReactiveTypes.isReactorPublisher(returnType)) {
+		boolean suspending = KotlinDetector.isSuspendingFunction(invocation.getMethod());
+		if (suspending || ReactiveTypes.isReactorPublisher(returnType)) {
 			// Spring calls a reactive @Scheduled method once and subscribes to its publisher at each
-			// firing: the guard goes around each subscription, and is held until the publisher completes
+			// firing, and a suspend one once per firing, its proxy handing us the call as a Mono and
+			// awaiting what we return: the guard goes around each subscription, and is held until
+			// the publisher completes
 			Object publisher = invocation.proceed();
-			return ReactiveJobs.guarded(returnType, () -> {
+			boolean one = suspending ? !ReactiveTypes.suspendsForFlow(invocation.getMethod())
+					: ReactiveJobs.emitsOne(returnType);
+			return ReactiveJobs.guarded(one, () -> {
 				TriggerFiring firing = TriggerFiring.current();
 				Instant slot = (firing != null && firing.cron()) ? firing.scheduledTime() : null;
-				service().execute(job, slot, () -> ReactiveJobs.completed(publisher),
-						() -> ReactiveJobs.completed(publisher));
+				JobGuardExecutor.Body body = suspending ? () -> ReactiveJobs.suspendedCompleted(publisher)
+						: () -> ReactiveJobs.completed(publisher);
+				service().execute(job, slot, body, body);
 			});
 		}
 		TriggerFiring firing = TriggerFiring.current();

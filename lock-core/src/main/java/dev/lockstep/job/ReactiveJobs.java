@@ -4,6 +4,7 @@ import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
 
 /**
  * A guarded method's publisher run to its end on the firing's thread; loaded only for methods
@@ -23,10 +24,26 @@ final class ReactiveJobs {
 	}
 
 	/**
-	 * What the scheduler is handed: a publisher of the method's type that, on each subscription,
-	 * runs {@code firing} and completes empty, or fails with what it threw.
+	 * The same for a suspend method's call, subscribed on another thread: the firing's thread runs
+	 * Spring's unconfined coroutine, which would queue the call's own coroutine behind itself, and so
+	 * never start it, while it waits.
 	 */
-	static Object guarded(Class<?> returnType, Subscription firing) {
+	static @Nullable Object suspendedCompleted(Object publisher) {
+		Flux.from((Publisher<?>) publisher).subscribeOn(Schedulers.boundedElastic()).blockLast();
+		return null;
+	}
+
+	/** Whether a method of this return type returns a {@code Mono}, else a {@code Flux}. */
+	static boolean emitsOne(Class<?> returnType) {
+		return Mono.class.isAssignableFrom(returnType);
+	}
+
+	/**
+	 * What the scheduler (or a suspend method's proxy) is handed: a {@code Mono} when {@code one},
+	 * else a {@code Flux}, that, on each subscription, runs {@code firing} and completes empty, or
+	 * fails with what it threw.
+	 */
+	static Object guarded(boolean one, Subscription firing) {
 		Mono<Object> guarded = Mono.defer(() -> {
 			try {
 				firing.run();
@@ -36,7 +53,7 @@ final class ReactiveJobs {
 				return Mono.error(ex);
 			}
 		});
-		return Mono.class.isAssignableFrom(returnType) ? guarded : guarded.flux();
+		return one ? guarded : guarded.flux();
 	}
 
 	/** One firing through the guard, run on subscription. */

@@ -3,42 +3,32 @@ package dev.lockstep.reactive;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
 
-import org.springframework.aop.framework.autoproxy.InfrastructureAdvisorAutoProxyCreator;
-import org.springframework.beans.factory.ObjectProvider;
-import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.context.annotation.AnnotationConfigApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
-import org.springframework.context.annotation.Role;
-import org.springframework.core.env.MapPropertySource;
-import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import dev.lockstep.LockHandle;
 import dev.lockstep.LockNotAcquiredException;
-import dev.lockstep.LockService;
 import dev.lockstep.ReactiveLockService;
 import dev.lockstep.annotation.DistributedLock;
 import dev.lockstep.annotation.SerialGroup;
-import dev.lockstep.aop.LockAnnotationAdvisor;
-import dev.lockstep.lock.RedisConnections;
+import dev.lockstep.lock.RedisFixture;
 import dev.lockstep.lock.RedisLockService;
 import dev.lockstep.lock.RedisReactiveLockService;
 
@@ -53,7 +43,8 @@ import static org.awaitility.Awaitility.await;
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class ReactiveLockTests {
 
-	private static LettuceConnectionFactory connectionFactory;
+	@RegisterExtension
+	final RedisFixture redis = new RedisFixture();
 
 	private AnnotationConfigApplicationContext context;
 
@@ -63,23 +54,9 @@ class ReactiveLockTests {
 
 	private RedisLockService locks;
 
-	@BeforeAll
-	static void connect() {
-		connectionFactory = RedisConnections.standalone();
-	}
-
-	@AfterAll
-	static void disconnect() {
-		connectionFactory.destroy();
-	}
-
 	@BeforeEach
 	void start() {
-		this.context = new AnnotationConfigApplicationContext();
-		this.context.getEnvironment().getPropertySources().addFirst(new MapPropertySource("test",
-				Map.of("test.prefix", RedisConnections.uniquePrefix())));
-		this.context.register(Application.class);
-		this.context.refresh();
+		this.context = LockingApplication.start(this.redis, Application.class);
 		this.sections = this.context.getBean(Sections.class);
 		this.counts = this.context.getBean(Counts.class);
 		this.locks = this.context.getBean(RedisLockService.class);
@@ -280,27 +257,6 @@ class ReactiveLockTests {
 
 	@Configuration(proxyBeanMethods = false)
 	static class Application {
-
-		@Bean
-		RedisLockService lockService(org.springframework.core.env.Environment environment) {
-			RedisLockService service = new RedisLockService(connectionFactory);
-			service.setKeyPrefix(environment.getRequiredProperty("test.prefix"));
-			service.setShutdownTimeout(Duration.ZERO);
-			return service;
-		}
-
-		@Bean
-		@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
-		static LockAnnotationAdvisor lockAnnotationAdvisor(ObjectProvider<LockService> lockService) {
-			return new LockAnnotationAdvisor(lockService, Duration.ofSeconds(5), Duration.ofSeconds(60));
-		}
-
-		@Bean
-		static InfrastructureAdvisorAutoProxyCreator autoProxyCreator() {
-			InfrastructureAdvisorAutoProxyCreator creator = new InfrastructureAdvisorAutoProxyCreator();
-			creator.setProxyTargetClass(true);
-			return creator;
-		}
 
 		@Bean
 		Counts counts() {

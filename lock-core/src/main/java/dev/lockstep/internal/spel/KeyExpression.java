@@ -71,7 +71,8 @@ public final class KeyExpression {
 		for (int i = 0; i < method.getParameterCount(); i++) {
 			variables.add("p" + i);
 			variables.add("a" + i);
-			if (names != null) {
+			// a Kotlin suspend function's names leave out its trailing continuation
+			if (names != null && i < names.length) {
 				variables.add(names[i]);
 			}
 		}
@@ -122,7 +123,7 @@ public final class KeyExpression {
 		for (int i = 0; i < arguments.length; i++) {
 			context.setVariable("p" + i, arguments[i]);
 			context.setVariable("a" + i, arguments[i]);
-			if (this.parameterNames != null) {
+			if (this.parameterNames != null && i < this.parameterNames.length) {
 				context.setVariable(this.parameterNames[i], arguments[i]);
 			}
 		}
