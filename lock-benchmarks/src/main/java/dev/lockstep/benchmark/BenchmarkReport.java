@@ -98,7 +98,7 @@ record BenchmarkReport(BenchmarkEnvironment environment, String command, Benchma
 	}
 
 	private static String cell(ScenarioResults result, Metric metric, Library library, @Nullable Double lockstep) {
-		if (!result.libraries().contains(library)) {
+		if (!result.libraries().contains(library) || (metric.lockstepOnly() && library != Library.LOCKSTEP)) {
 			return "–";
 		}
 		Double figure = result.figure(library, metric);

@@ -15,9 +15,20 @@ import org.jspecify.annotations.Nullable;
  * @param better which way is better, or {@link Better#NEITHER} for a row without ratios
  * @param aggregate the figure from all runs of one library (null without any)
  * @param format how the figure is written
+ * @param lockstepOnly a figure only Lockstep has (the other libraries' cells say "–", not "n/a")
  */
 record Metric(String name, Better better, Function<List<RunResult>, @Nullable Double> aggregate,
-		Function<Double, String> format) {
+		Function<Double, String> format, boolean lockstepOnly) {
+
+	Metric(String name, Better better, Function<List<RunResult>, @Nullable Double> aggregate,
+			Function<Double, String> format) {
+		this(name, better, aggregate, format, false);
+	}
+
+	/** This figure, had only by Lockstep. */
+	Metric onlyLockstep() {
+		return new Metric(this.name, this.better, this.aggregate, this.format, true);
+	}
 
 	/** Which way a figure is better; it decides the arrow next to the label. */
 	enum Better {

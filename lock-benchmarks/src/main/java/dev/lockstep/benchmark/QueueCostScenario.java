@@ -42,9 +42,9 @@ final class QueueCostScenario implements Scenario {
 
 	static final Metric MEMORY = Metric.cost("Redis memory bytes/waiting task");
 
-	static final Metric EMPTY_TAKES = Metric.cost("takes that found nothing/task");
+	static final Metric EMPTY_TAKES = Metric.cost("takes that found nothing/task").onlyLockstep();
 
-	static final Metric OUT_OF_ORDER = Metric.count("tasks out of group order");
+	static final Metric OUT_OF_ORDER = Metric.count("tasks out of group order").onlyLockstep();
 
 	private static final JsonMapper JSON = JsonMapper.builder().build();
 
