@@ -69,47 +69,68 @@ final class QueueDrain {
 			for (GroupWorkerProcess worker : workers) {
 				worker.send("listen " + queue + " " + SerialQueueScenario.WORKERS_PER_JVM + " " + deduplicationWindow.toMillis());
 			}
-			long polls = 0;
-			long deadline = start + TimeUnit.MINUTES.toNanos(10);
-			while (true) {
-				QueueStats stats = submitter.stats(queue);
-				polls++;
-				if (stats.queued() == 0 && stats.running() == 0) {
-					break;
-				}
-				if (System.nanoTime() > deadline) {
-					throw new IllegalStateException("Queue " + queue + " did not drain: " + stats);
-				}
-				LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
-			}
+			long polls = awaitDrained(submitter, queue, Duration.ofMinutes(10));
 			double seconds = (System.nanoTime() - start) / 1e9;
 			CommandCounts commands = redis.commandsExecuted().since(before);
 			long cpu = redis.cpuMicros() - cpuBefore;
 			for (GroupWorkerProcess worker : workers) {
 				worker.await("listening", Duration.ofMinutes(1));
 			}
-			List<QueueTaskRun> runs = new ArrayList<>();
-			for (GroupWorkerProcess worker : workers) {
-				worker.send("report");
-			}
-			for (GroupWorkerProcess worker : workers) {
-				worker.await("reported", (line) -> runs.add(QueueTaskRun.parse(line.substring("task ".length()))),
-						Duration.ofMinutes(1));
-			}
+			List<QueueTaskRun> runs = collectRuns(workers);
 			for (GroupWorkerProcess worker : workers) {
 				worker.send("stop");
 			}
 			for (GroupWorkerProcess worker : workers) {
 				worker.await("stopped", Duration.ofMinutes(1));
 			}
-			// counted as in scenario G
-			long emptyTakes = commands.byName().getOrDefault("zrange", 0L) / 2;
+			long emptyTakes = emptyTakes(commands);
 			return new Drained(tasks / seconds, commands.total() - polls * commandsPerPoll, cpu, emptyTakes, runs.size(),
 					outOfOrder(runs), commands.per(tasks));
 		}
 		finally {
 			connections.destroy();
 		}
+	}
+
+	/**
+	 * Reads the queue's counts every 5 ms until nothing is queued or running, at most {@code limit};
+	 * how many reads it took (their commands are not the queue's cost: see {@link #commandsOfOneCheck}).
+	 */
+	static long awaitDrained(RedisSerialQueue queue, String name, Duration limit) {
+		long polls = 0;
+		long deadline = System.nanoTime() + limit.toNanos();
+		while (true) {
+			QueueStats stats = queue.stats(name);
+			polls++;
+			if (stats.queued() == 0 && stats.running() == 0) {
+				return polls;
+			}
+			if (System.nanoTime() > deadline) {
+				throw new IllegalStateException("Queue " + name + " did not drain: " + stats);
+			}
+			LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
+		}
+	}
+
+	/** The task runs each worker JVM reports since its last report. */
+	static List<QueueTaskRun> collectRuns(List<GroupWorkerProcess> workers) throws InterruptedException {
+		List<QueueTaskRun> runs = new ArrayList<>();
+		for (GroupWorkerProcess worker : workers) {
+			worker.send("report");
+		}
+		for (GroupWorkerProcess worker : workers) {
+			worker.await("reported", (line) -> runs.add(QueueTaskRun.parse(line.substring("task ".length()))),
+					Duration.ofMinutes(1));
+		}
+		return runs;
+	}
+
+	/**
+	 * The takes that started no task: a take that finds no group waiting, and only such a take, asks
+	 * when the next lease or retry falls due, with two ZRANGEs (queue-common.lua's next_due).
+	 */
+	static long emptyTakes(CommandCounts commands) {
+		return commands.byName().getOrDefault("zrange", 0L) / 2;
 	}
 
 	/** Submits from 16 threads; each group's tasks from one thread, in sequence order. */
@@ -163,7 +184,12 @@ final class QueueDrain {
 		return outOfOrder;
 	}
 
-	private static long commandsOfOneCheck(BenchmarkRedis redis, RedisSerialQueue queue, String name) {
+	/**
+	 * What one drain check ({@code stats}) costs Redis: its EVALSHA and the commands the script
+	 * runs. The fewest of three checks, so that a command an idle worker sends meanwhile, or a
+	 * script sent in full the first time, does not count.
+	 */
+	static long commandsOfOneCheck(BenchmarkRedis redis, RedisSerialQueue queue, String name) {
 		long fewest = Long.MAX_VALUE;
 		for (int check = 0; check < 3; check++) {
 			CommandCounts before = redis.commandsExecuted();

@@ -14,7 +14,6 @@ import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
-import dev.lockstep.QueueStats;
 import dev.lockstep.queue.RedisSerialQueue;
 
 /**
@@ -99,21 +98,6 @@ final class SerialQueueScenario implements Scenario {
 		};
 	}
 
-	/**
-	 * What one drain check ({@code stats}) costs Redis: its EVALSHA and the commands the script
-	 * runs. The fewest of three checks, so that a command an idle worker sends meanwhile, or a
-	 * script sent in full the first time, does not count.
-	 */
-	private static long commandsOfOneDrainCheck(BenchmarkRedis redis, RedisSerialQueue queue, String name) {
-		long fewest = Long.MAX_VALUE;
-		for (int check = 0; check < 3; check++) {
-			CommandCounts before = redis.commandsExecuted();
-			queue.stats(name);
-			fewest = Math.min(fewest, redis.commandsExecuted().since(before).total());
-		}
-		return fewest;
-	}
-
 	/** Lockstep's serial queue: submitted here, run by the worker JVMs. */
 	private QueueMeasurement queue(String name, QueueWorkload workload, BenchmarkRedis redis) throws Exception {
 		List<GroupWorkerProcess> jvms = workers(redis);
@@ -122,40 +106,20 @@ final class SerialQueueScenario implements Scenario {
 		RedisSerialQueue submitter = new RedisSerialQueue(connections, JSON);
 		submitter.setKeyPrefix(KEY_PREFIX);
 		try {
-			long commandsPerPoll = commandsOfOneDrainCheck(redis, submitter, name);
+			long commandsPerPoll = QueueDrain.commandsOfOneCheck(redis, submitter, name);
 			CommandCounts before = redis.commandsExecuted();
 			long start = GroupTaskRun.nowMicros();
 			for (QueueTask task : workload.arrivals()) {
 				submitter.submit(name, Integer.toString(task.group()),
 						new QueueTask(task.group(), task.sequence(), task.workMicros(), GroupTaskRun.nowMicros()));
 			}
-			long polls = 0;
-			long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(3);
-			while (true) {
-				QueueStats stats = submitter.stats(name);
-				polls++;
-				if (stats.queued() == 0 && stats.running() == 0) {
-					break;
-				}
-				if (System.nanoTime() > deadline) {
-					throw new IllegalStateException("Queue " + name + " did not drain: " + stats);
-				}
-				LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
-			}
+			long polls = QueueDrain.awaitDrained(submitter, name, Duration.ofMinutes(3));
 			CommandCounts commands = redis.commandsExecuted().since(before);
-			List<QueueTaskRun> runs = new ArrayList<>();
-			for (GroupWorkerProcess jvm : jvms) {
-				jvm.send("report");
-			}
-			for (GroupWorkerProcess jvm : jvms) {
-				jvm.await("reported", (line) -> runs.add(QueueTaskRun.parse(line.substring("task ".length()))), START_TIMEOUT);
-			}
+			List<QueueTaskRun> runs = QueueDrain.collectRuns(jvms);
 			sendAll(jvms, "stop", "stopped");
 			// the drain check's own reads are not the queue's cost
-			// a take that finds no group waiting, and only such a take, asks when the next lease or retry
-			// falls due: two ZRANGEs (queue-common.lua's next_due)
 			return new QueueMeasurement(start, runs, commands.total() - polls * commandsPerPoll, commands.per(workload.tasks()),
-					commands.byName().getOrDefault("zrange", 0L) / 2);
+					QueueDrain.emptyTakes(commands));
 		}
 		finally {
 			connections.destroy();
