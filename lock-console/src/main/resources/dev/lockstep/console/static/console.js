@@ -216,7 +216,7 @@
       var next = j.next ? 'next slot ' + clock(j.next.scheduledTime) + ' on ' + (j.next.expectedInstance || '?') + (j.next.elected ? ' (elected)' : '') : '';
       var slots = el('table', { class: 'slots' }, [el('thead', {}, [el('tr', {}, [el('th', { text: 'Slot' }), el('th', { text: 'Chosen' }),
         el('th', { text: 'Ran on' })])]), el('tbody', {}, j.elections.map(function (e) {
-        return el('tr', {}, [td(clock(e.scheduledTime)), td(e.chosenInstance), td(e.ranOn === null ? '–' : (e.ranOn || 'given up'))]);
+        return el('tr', {}, [td(clock(e.scheduledTime)), td(e.chosenInstance), td(e.ranOn === null ? '–' : (e.ranOn || 'skipped: given up, the run of an earlier slot still held the guard a whole period later'))]);
       }))]);
       function askedBy(r) {
         var asked = j.requests.filter(function (t) { return t.runStart === ms(r.start) && t.instance === r.instance; })[0];
