@@ -60,6 +60,11 @@ final class LockedMethods implements AnnotatedMethods.Resolver<LockedMethod> {
 		}
 		boolean suspending = ReactiveTypes.isSuspending(method, source);
 		boolean flow = suspending && ReactiveTypes.suspendsForFlow(method);
+		if (permits > 1 && (suspending || ReactiveTypes.isReactorPublisher(method.getReturnType()))) {
+			// the reactive path takes a lock: refused rather than let in one caller where N were asked for
+			throw new IllegalStateException(source + ": permits = " + permits + " is not supported on a method returning "
+					+ "Mono or Flux, or a suspend function; use permits = 1, or acquirePermit in the method");
+		}
 		return new LockedMethod(source, name, KeyExpression.parse(keyText, method, source), wait, lease,
 				group != null, method.getReturnType(), permits, suspending, flow);
 	}

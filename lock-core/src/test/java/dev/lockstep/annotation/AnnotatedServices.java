@@ -268,4 +268,13 @@ final class AnnotatedServices {
 
 	}
 
+	static class ReactivePermits {
+
+		@DistributedLock(key = "#id", permits = 2)
+		public reactor.core.publisher.Mono<String> run(String id) {
+			return reactor.core.publisher.Mono.just(id);
+		}
+
+	}
+
 }

@@ -352,6 +352,13 @@ class DistributedLockTests {
 				"@DistributedLock on AnnotatedServices.NoPermits.run(String): permits must be at least 1");
 	}
 
+	@Test
+	void permitsOnAReactiveMethodFailAtStartupNamingTheMethod() {
+		// the reactive path takes a lock: one caller would get in where two were asked for
+		assertStartupFails(AnnotatedServices.ReactivePermits.class,
+				"@DistributedLock on AnnotatedServices.ReactivePermits.run(String): permits = 2 is not supported");
+	}
+
 	private static void assertStartupFails(Class<?> bean, String... fragments) {
 		assertThatThrownBy(() -> context(Infrastructure.class, bean).close())
 			.isInstanceOf(BeanCreationException.class)
