@@ -37,7 +37,7 @@ class LockBenchmarkSmokeTests {
 		assertThat(report.targets()).extracting(TargetCheck::scenario).contains("C16", "D");
 		assertThat(report.targets()).filteredOn((check) -> check.scenario().equals("D"))
 			.extracting(TargetCheck::target)
-			.containsExactly("Lockstep p50 ≤ half of Redisson's", "Lockstep p99 ≤ a quarter of Redisson's");
+			.containsExactly("Lockstep p50 ≤ 0.65x Redisson's", "Lockstep p99 ≤ half of Redisson's");
 		assertThat(report.targets()).filteredOn((check) -> check.scenario().equals("D"))
 			.extracting(TargetCheck::verdict)
 			.doesNotContain(TargetCheck.Verdict.NOT_MEASURED);
@@ -68,7 +68,7 @@ class LockBenchmarkSmokeTests {
 		assertThat(report.targets()).extracting(TargetCheck::scenario).contains("E", "F-CRON");
 		assertThat(report.targets()).filteredOn((check) -> check.scenario().equals("F-CRON"))
 			.extracting(TargetCheck::target)
-			.containsExactly("Lockstep ≥ ShedLock's firings/s", "Lockstep's Redis CPU per firing ≤ ShedLock's");
+			.containsExactly("Lockstep ≥ ShedLock's firings/s", "Lockstep's Redis CPU per firing ≤ 1.5x ShedLock's");
 		assertThat(report.targets()).filteredOn((check) -> check.scenario().equals("F-CRON"))
 			.extracting(TargetCheck::verdict)
 			.doesNotContain(TargetCheck.Verdict.NOT_MEASURED);
