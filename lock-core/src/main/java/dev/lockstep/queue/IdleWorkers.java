@@ -1,10 +1,12 @@
 package dev.lockstep.queue;
 
 import java.time.Duration;
+import java.util.concurrent.Callable;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
 
 /**
  * Where one queue's idle workers wait: for a wake-up (a group's next task may start), for the
@@ -71,9 +73,31 @@ final class IdleWorkers {
 		}
 	}
 
-	/** How many timed wake-ups have fired so far. */
-	long timedWakes() {
-		return this.timedWakes.get();
+	/**
+	 * Waits idle after a take that found nothing, until a take may find work: a lease or retry
+	 * falls due ({@code dueMillis}), {@link #IDLE_LOOK} passes, or a wake-up came and {@code claim}
+	 * says this worker is to take. Every instance hears a wake-up and wakes a worker for it, and
+	 * only as many should take as groups wait (queue-probe.lua tells, in a few commands rather than
+	 * a take's seven). The wait never goes past the look-by moment, so the worker looks again
+	 * before the idle mark its take set runs out (see {@link QueueScripts#IDLE_MARK}). True when
+	 * the worker claimed its next take; a claim that fails (Redis) lets the take tell.
+	 */
+	boolean awaitWorthTaking(long dueMillis, BooleanSupplier stopping, Callable<Boolean> claim) {
+		long lookBy = System.nanoTime() + IDLE_LOOK.toNanos();
+		long timed = this.timedWakes.get();
+		await(dueMillis, lookBy - System.nanoTime());
+		while (!stopping.getAsBoolean() && this.timedWakes.get() == timed && lookBy - System.nanoTime() > 0) {
+			try {
+				if (claim.call()) {
+					return true;
+				}
+			}
+			catch (Exception ex) {
+				return false;
+			}
+			await(-1, lookBy - System.nanoTime());
+		}
+		return false;
 	}
 
 	/** One timed wake-up per due moment: a worker that learns of an earlier one schedules it. */

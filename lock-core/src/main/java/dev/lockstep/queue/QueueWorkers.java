@@ -10,7 +10,6 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 
 import org.jspecify.annotations.Nullable;
@@ -37,9 +36,6 @@ final class QueueWorkers {
 
 	/** Wait before a worker tries again after Redis failed. */
 	private static final Duration REDIS_RETRY = Duration.ofSeconds(1);
-
-	/** How often a busy queue's takes on this instance handle the leases and retries that fell due. */
-	static final Duration SWEEP_EVERY = Duration.ofMillis(100);
 
 	private final QueueKeys keys;
 
@@ -76,8 +72,8 @@ final class QueueWorkers {
 
 	private volatile boolean stopping;
 
-	/** When this instance's takes last handled the leases and retries that fell due ({@link System#nanoTime()}). */
-	private final AtomicLong sweptAt = new AtomicLong(System.nanoTime());
+	/** Which takes handle the leases and retries that fell due. */
+	private final DueSweeps sweeps;
 
 	private volatile boolean redisFailing;
 
@@ -98,6 +94,7 @@ final class QueueWorkers {
 		this.replies = new ReplyWait(commandTimeout, redis);
 		this.running = new LeaseRenewals(keys, settings, scripts, commandTimeout);
 		this.idle = new IdleWorkers(concurrency);
+		this.sweeps = new DueSweeps(settings.leaseTime());
 		this.owners = new TakeOwners(instanceId, keys, scripts);
 	}
 
@@ -141,7 +138,7 @@ final class QueueWorkers {
 
 	private void workUntilStopped() {
 		QueueScripts.Taken next = null;
-		// whether the next take was claimed by a worker woken by a wake-up (see idleUntilWorthTaking)
+		// whether the next take was claimed by a worker woken by a wake-up (see IdleWorkers#awaitWorthTaking)
 		boolean claimed = false;
 		while (!this.stopping || (next != null && next.task() != null)) {
 			QueueScripts.Taken taken = next;
@@ -151,7 +148,7 @@ final class QueueWorkers {
 				try {
 					boolean claim = claimed;
 					claimed = false;
-					taken = await(this.scripts.take(this.keys, owner, this.settings, sweepDue(), claim));
+					taken = await(this.scripts.take(this.keys, owner, this.settings, this.sweeps.due(), claim));
 					if (this.redisFailing) {
 						this.redisFailing = false;
 						logger.info("Queue '{}' reaches Redis again; its workers take tasks", this.keys.queue());
@@ -175,7 +172,8 @@ final class QueueWorkers {
 			QueueScripts.Started task = taken.task();
 			if (task == null) {
 				if (!this.stopping) {
-					claimed = idleUntilWorthTaking(taken.nextDueMillis());
+					claimed = this.idle.awaitWorthTaking(taken.nextDueMillis(), () -> this.stopping,
+							() -> await(this.scripts.claimTake(this.keys)));
 				}
 			}
 			else if (this.stopping) {
@@ -244,7 +242,7 @@ final class QueueWorkers {
 		String nextOwner = this.stopping ? null : this.owners.next();
 		try {
 			QueueScripts.Finished finished = await(this.scripts.finishAndTake(this.keys, task.id(), task.owner(),
-					this.settings.deduplicationWindow(), nextOwner, this.settings, nextOwner != null && sweepDue()));
+					this.settings.deduplicationWindow(), nextOwner, this.settings, nextOwner != null && this.sweeps.due()));
 			if (!finished.ended()) {
 				logger.warn("Task {} of queue '{}' ended (done) after its lease ran out: it may have run again elsewhere",
 						task.id(), this.keys.queue());
@@ -303,48 +301,6 @@ final class QueueWorkers {
 				sleep(REDIS_RETRY);
 			}
 		}
-	}
-
-	/**
-	 * Waits idle after a take that found nothing, until a take may find work: a lease or retry
-	 * falls due ({@code dueMillis}), {@link IdleWorkers#IDLE_LOOK} passes, or a wake-up message
-	 * came and this worker may take: every instance hears a wake-up and wakes a worker for it, and
-	 * only as many should take as groups wait (queue-probe.lua tells, in a few commands rather than
-	 * a take's seven). The wait never goes past the look-by moment, so the worker looks again
-	 * before the idle mark its take set runs out (see {@link QueueScripts#IDLE_MARK}). True when
-	 * the worker claimed its next take.
-	 */
-	private boolean idleUntilWorthTaking(long dueMillis) {
-		long lookBy = System.nanoTime() + IdleWorkers.IDLE_LOOK.toNanos();
-		long timedWakes = this.idle.timedWakes();
-		this.idle.await(dueMillis, lookBy - System.nanoTime());
-		while (!this.stopping && this.idle.timedWakes() == timedWakes && lookBy - System.nanoTime() > 0) {
-			try {
-				if (await(this.scripts.claimTake(this.keys))) {
-					return true;
-				}
-			}
-			catch (InterruptedException | ExecutionException | TimeoutException ex) {
-				// the take tells
-				return false;
-			}
-			this.idle.await(-1, lookBy - System.nanoTime());
-		}
-		return false;
-	}
-
-	/**
-	 * Whether this take is to handle the leases and retries that fell due: one take of this
-	 * instance's in every {@link #SWEEP_EVERY} (at most a tenth of the lease) does, rather than
-	 * every take (two commands each); a take that finds no group waiting handles them anyway when
-	 * one is due, so an idle queue loses nothing, and a busy one sees a lease that ran out or a
-	 * retry that fell due that much later at most.
-	 */
-	private boolean sweepDue() {
-		long now = System.nanoTime();
-		long last = this.sweptAt.get();
-		long every = Math.min(SWEEP_EVERY.toNanos(), this.settings.leaseTime().toNanos() / 10);
-		return now - last >= every && this.sweptAt.compareAndSet(last, now);
 	}
 
 	/** A group's next task may start: wakes one idle worker (see {@link IdleWorkers#wake}). */
