@@ -9,9 +9,15 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+import org.jspecify.annotations.Nullable;
 
 /**
  * BullMQ, the Node queue, driven through the small script {@code bullmq/driver.mjs} of this
@@ -32,8 +38,9 @@ final class BullMqDriver {
 	/** Adds {@code tasks} jobs of no work over {@code groups} group numbers (BullMQ has no groups: data only). */
 	void fill(String queue, int tasks, int groups) throws IOException, InterruptedException {
 		Process fill = node("fill", queue, Integer.toString(tasks), Integer.toString(groups));
-		String line = firstLine(fill);
-		if (!fill.waitFor(10, TimeUnit.MINUTES) || fill.exitValue() != 0 || !"filled".equals(line)) {
+		String line = readLine(new BufferedReader(new InputStreamReader(fill.getInputStream(), StandardCharsets.UTF_8)),
+				Duration.ofMinutes(10));
+		if (!fill.waitFor(1, TimeUnit.MINUTES) || fill.exitValue() != 0 || !"filled".equals(line)) {
 			throw new IllegalStateException("BullMQ's fill of " + tasks + " jobs failed: " + line);
 		}
 	}
@@ -43,7 +50,7 @@ final class BullMqDriver {
 		Process process = node("work", queue, Integer.toString(concurrency));
 		Worker worker = new Worker(process, new BufferedReader(new InputStreamReader(process.getInputStream(),
 				StandardCharsets.UTF_8)));
-		String line = worker.output().readLine();
+		String line = readLine(worker.output(), Duration.ofMinutes(1));
 		if (!"ready".equals(line)) {
 			process.destroyForcibly();
 			throw new IllegalStateException("A BullMQ worker did not start: " + line);
@@ -57,7 +64,7 @@ final class BullMqDriver {
 		/** Stops the worker (its standard input ends); the jobs it ran. */
 		long stop() throws IOException, InterruptedException {
 			this.process.getOutputStream().close();
-			String line = this.output.readLine();
+			String line = readLine(this.output, Duration.ofMinutes(1));
 			this.process.waitFor(30, TimeUnit.SECONDS);
 			this.process.destroyForcibly();
 			if (line == null || !line.startsWith("ran ")) {
@@ -75,8 +82,26 @@ final class BullMqDriver {
 		return new ProcessBuilder(command).directory(DIRECTORY.toFile()).redirectError(ProcessBuilder.Redirect.INHERIT).start();
 	}
 
-	private static String firstLine(Process process) throws IOException {
-		return new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8)).readLine();
+	/** The next line of a process's output, or null when none came within {@code limit} (the process hangs). */
+	static @Nullable String readLine(BufferedReader output, Duration limit) {
+		CompletableFuture<String> line = CompletableFuture.supplyAsync(() -> {
+			try {
+				return output.readLine();
+			}
+			catch (IOException ex) {
+				throw new UncheckedIOException(ex);
+			}
+		});
+		try {
+			return line.get(limit.toMillis(), TimeUnit.MILLISECONDS);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			return null;
+		}
+		catch (ExecutionException | TimeoutException ex) {
+			return null;
+		}
 	}
 
 	private static synchronized void install() {
