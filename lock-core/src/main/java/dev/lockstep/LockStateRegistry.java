@@ -36,4 +36,21 @@ public interface LockStateRegistry {
 	 */
 	LockSnapshot.PermitState permitState(String key);
 
+	/**
+	 * Releases {@code key} on behalf of its holder, for an operator freeing a lock whose instance
+	 * stopped without releasing it (the caller confirms first that the instance is gone): only if
+	 * Redis still shows it held by {@code holderInstance} (as {@link LockSnapshot.KeyState#holderInstance()}
+	 * shows it) under {@code fencingToken}. The lock goes to its next waiter, as the holder's own
+	 * release would hand it on.
+	 * @return true if it was released, false if it is no longer held by that holder under that token
+	 * @throws LockUnavailableException when Redis cannot be reached
+	 * @throws UnsupportedOperationException unless the implementation can release it (Lockstep's own
+	 * lock service can)
+	 */
+	default boolean releaseHeldBy(String key, String holderInstance, long fencingToken) {
+		throw new UnsupportedOperationException(getClass().getName()
+				+ " does not implement LockStateRegistry.releaseHeldBy(key, holderInstance, fencingToken): lock '" + key
+				+ "' was not released");
+	}
+
 }

@@ -7,7 +7,8 @@ import java.util.List;
  * The serial queues this instance runs, and any queue as Redis holds it now: the monitoring view
  * of a {@link SerialQueue}, beside {@link JobGuardRegistry} for jobs and {@link LockStateRegistry}
  * for locks. Lockstep's own serial queue implements it; the actuator endpoint reads queues through
- * it (and changes them, a redrive or a discard, through {@link SerialQueue}).
+ * it, and the console too (both change queues, a redrive, a discard or a pause, through
+ * {@link SerialQueue}).
  */
 public interface SerialQueueRegistry {
 
@@ -35,6 +36,19 @@ public interface SerialQueueRegistry {
 
 	/** Up to {@code max} of the oldest dead tasks of {@code queue}. */
 	List<SerialTask> deadLetters(String queue, int max);
+
+	/**
+	 * The retries waiting in {@code queue} and its oldest task not yet done, read without a scan:
+	 * up to {@code maxGroups} groups of each kind (waiting for a worker, paused, waiting for a
+	 * retry, running); {@link QueueBacklog#complete()} says whether that was every group.
+	 * @throws UnsupportedOperationException unless the implementation can read it (Lockstep's own
+	 * serial queue can)
+	 */
+	default QueueBacklog backlog(String queue, int maxGroups) {
+		throw new UnsupportedOperationException(getClass().getName()
+				+ " does not implement SerialQueueRegistry.backlog(queue, maxGroups): the backlog of queue '" + queue
+				+ "' was not read");
+	}
 
 	/** How one queue's tasks are run. */
 	interface Settings {

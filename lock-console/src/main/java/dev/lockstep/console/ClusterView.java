@@ -15,14 +15,14 @@ import dev.lockstep.JobNextSlot;
 import dev.lockstep.JobRun;
 import dev.lockstep.JobSkip;
 import dev.lockstep.LockSnapshot;
+import dev.lockstep.LockStateRegistry;
+import dev.lockstep.QueueBacklog;
 import dev.lockstep.QueueStats;
+import dev.lockstep.SerialQueue;
+import dev.lockstep.SerialQueueRegistry;
 import dev.lockstep.SerialTask;
 import dev.lockstep.console.InstanceRecords.HeldByInstance;
 import dev.lockstep.console.InstanceRecords.InstanceRecord;
-import dev.lockstep.lock.RedisLockService;
-import dev.lockstep.queue.QueueBacklog;
-import dev.lockstep.queue.QueueGroup;
-import dev.lockstep.queue.RedisSerialQueue;
 
 /**
  * The whole cluster as Redis holds it: the instances from their heartbeat records, every lock
@@ -38,7 +38,7 @@ final class ClusterView {
 
 	static final int GROUPS_SHOWN = 10;
 
-	/** Groups of each kind read for a queue's oldest task (see {@link RedisSerialQueue#backlog}). */
+	/** Groups of each kind read for a queue's oldest task (see {@link SerialQueueRegistry#backlog}). */
 	static final int BACKLOG_GROUPS = 1000;
 
 	private final InstanceRecords records;
@@ -51,15 +51,17 @@ final class ClusterView {
 
 	private final String instanceId;
 
-	private final @Nullable RedisLockService locks;
+	private final @Nullable LockStateRegistry locks;
 
-	private final @Nullable RedisSerialQueue queues;
+	private final @Nullable SerialQueueRegistry queues;
+
+	private final @Nullable SerialQueue queueActions;
 
 	private final @Nullable JobGuardRegistry jobs;
 
 	ClusterView(InstanceRecords records, ConsoleHistory history, ActivityHistory activity, JobTriggerRequests requests,
-			String instanceId, @Nullable RedisLockService locks, @Nullable RedisSerialQueue queues,
-			@Nullable JobGuardRegistry jobs) {
+			String instanceId, @Nullable LockStateRegistry locks, @Nullable SerialQueueRegistry queues,
+			@Nullable SerialQueue queueActions, @Nullable JobGuardRegistry jobs) {
 		this.records = records;
 		this.history = history;
 		this.activity = activity;
@@ -67,6 +69,7 @@ final class ClusterView {
 		this.instanceId = instanceId;
 		this.locks = locks;
 		this.queues = queues;
+		this.queueActions = queueActions;
 		this.jobs = jobs;
 	}
 
@@ -83,7 +86,7 @@ final class ClusterView {
 
 	private List<LockOwnership> locks(List<InstanceRecord> all, long now) {
 		List<LockOwnership> held = new ArrayList<>();
-		RedisLockService service = this.locks;
+		LockStateRegistry service = this.locks;
 		if (service == null) {
 			return held;
 		}
@@ -111,7 +114,7 @@ final class ClusterView {
 	 * waiting now; a key is shown while Redis shows a permit of it held.
 	 */
 	private List<PermitUse> permits(List<InstanceRecord> all, long now) {
-		RedisLockService service = this.locks;
+		LockStateRegistry service = this.locks;
 		if (service == null) {
 			return List.of();
 		}
@@ -137,16 +140,18 @@ final class ClusterView {
 	}
 
 	private List<Queue> queues(List<InstanceRecord> all, long now) {
-		RedisSerialQueue service = this.queues;
+		SerialQueueRegistry service = this.queues;
 		if (service == null) {
 			return List.of();
 		}
+		SerialQueue actions = this.queueActions;
 		TreeSet<String> names = new TreeSet<>(service.listenedQueues());
 		all.stream().filter(InstanceRecord::alive).forEach((record) -> names.addAll(record.queues()));
 		List<Queue> queues = new ArrayList<>();
 		for (String name : names) {
 			queues.add(new Queue(name, service.stats(name), Backlog.of(service.backlog(name, BACKLOG_GROUPS), now),
-					service.isPaused(name), service.pausedGroups(name), service.busiestGroups(name, GROUPS_SHOWN),
+					actions != null && actions.isPaused(name), (actions != null) ? actions.pausedGroups(name) : List.of(),
+					service.busiestGroups(name, GROUPS_SHOWN).stream().map(Group::of).toList(),
 					service.deadLetters(name, DEAD_SHOWN).stream().map(DeadTask::of).toList(), this.history.queue(name),
 					this.activity.tasks(name, now)));
 		}
@@ -204,8 +209,17 @@ final class ClusterView {
 
 	/** A queue, read from Redis. */
 	record Queue(String name, QueueStats stats, Backlog backlog, boolean paused, List<String> pausedGroups,
-			List<QueueGroup> busiestGroups, List<DeadTask> deadLetters, List<ConsoleHistory.Sample> history,
+			List<Group> busiestGroups, List<DeadTask> deadLetters, List<ConsoleHistory.Sample> history,
 			List<ActivityHistory.TaskRate> tasks) {
+	}
+
+	/** One of a queue's busiest groups. */
+	record Group(String group, long queued, boolean running) {
+
+		static Group of(SerialQueueRegistry.Group group) {
+			return new Group(group.group(), group.queued(), group.running());
+		}
+
 	}
 
 	/**

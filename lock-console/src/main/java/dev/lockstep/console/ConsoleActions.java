@@ -7,9 +7,9 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import dev.lockstep.LockStateRegistry;
+import dev.lockstep.SerialQueue;
 import dev.lockstep.SerialTask;
-import dev.lockstep.lock.RedisLockService;
-import dev.lockstep.queue.RedisSerialQueue;
 
 /**
  * What an operator may do from the console; each action is logged (logger
@@ -23,16 +23,16 @@ final class ConsoleActions {
 
 	private final InstanceRecords records;
 
-	private final @Nullable RedisLockService locks;
+	private final @Nullable LockStateRegistry locks;
 
-	private final @Nullable RedisSerialQueue queues;
+	private final @Nullable SerialQueue queues;
 
 	private final String instanceId;
 
 	private final JobTriggerRequests requests;
 
-	ConsoleActions(InstanceRecords records, String instanceId, @Nullable RedisLockService locks,
-			@Nullable RedisSerialQueue queues, JobTriggerRequests requests) {
+	ConsoleActions(InstanceRecords records, String instanceId, @Nullable LockStateRegistry locks,
+			@Nullable SerialQueue queues, JobTriggerRequests requests) {
 		this.records = records;
 		this.instanceId = instanceId;
 		this.locks = locks;
@@ -53,7 +53,7 @@ final class ConsoleActions {
 	/** Redrives or discards every dead task of {@code group} (up to a thousand at a time). */
 	Result allOfGroup(String user, String queue, String group, boolean redrive) {
 		return logged(user, (redrive ? "redrive" : "discard") + " the dead tasks of group '" + group + "' of queue '" + queue + "'", () -> {
-			RedisSerialQueue service = queues();
+			SerialQueue service = queues();
 			List<SerialTask> dead = service.deadLetters(queue, GROUP_BATCH).stream().filter((task) -> task.group().equals(group)).toList();
 			long count = dead.stream().filter((task) -> redrive ? service.redrive(queue, task.id()) : service.discard(queue, task.id())).count();
 			return Result.done(count + " task(s) " + (redrive ? "redriven" : "discarded"));
@@ -90,7 +90,7 @@ final class ConsoleActions {
 	/** Releases {@code key} held by {@code holder} under {@code token}, only once no heartbeat shows that holder alive. */
 	Result release(String user, String key, String holder, long token) {
 		return logged(user, "release lock '" + key + "' held by " + holder + " (token " + token + ")", () -> {
-			RedisLockService service = this.locks;
+			LockStateRegistry service = this.locks;
 			if (service == null) {
 				return Result.refused("no Lockstep lock service here");
 			}
@@ -102,8 +102,8 @@ final class ConsoleActions {
 		});
 	}
 
-	private RedisSerialQueue queues() {
-		RedisSerialQueue service = this.queues;
+	private SerialQueue queues() {
+		SerialQueue service = this.queues;
 		if (service == null) {
 			throw new IllegalStateException("no Lockstep serial queue here");
 		}

@@ -18,13 +18,14 @@ import org.springframework.util.ClassUtils;
 import org.springframework.web.servlet.DispatcherServlet;
 
 import dev.lockstep.JobGuardRegistry;
+import dev.lockstep.LockStateRegistry;
+import dev.lockstep.SerialQueue;
+import dev.lockstep.SerialQueueRegistry;
 import dev.lockstep.autoconfigure.LockstepAutoConfiguration;
 import dev.lockstep.autoconfigure.LockstepInstanceId;
 import dev.lockstep.autoconfigure.LockstepProperties;
 import dev.lockstep.autoconfigure.job.JobGuardAutoConfiguration;
 import dev.lockstep.autoconfigure.queue.SerialQueueAutoConfiguration;
-import dev.lockstep.lock.RedisLockService;
-import dev.lockstep.queue.RedisSerialQueue;
 
 /**
  * The Lockstep console: every instance with it on its class path writes a heartbeat record to
@@ -70,8 +71,8 @@ public final class ConsoleAutoConfiguration {
 
 	@Bean
 	InstanceHeartbeat lockstepConsoleHeartbeat(InstanceRecords records, ConsoleHistory history, LockstepInstanceId instanceId,
-			ConsoleProperties properties, Environment environment, ObjectProvider<RedisLockService> locks,
-			ObjectProvider<RedisSerialQueue> queues, ObjectProvider<JobGuardRegistry> jobs, ActivityListener listener,
+			ConsoleProperties properties, Environment environment, ObjectProvider<LockStateRegistry> locks,
+			ObjectProvider<SerialQueueRegistry> queues, ObjectProvider<JobGuardRegistry> jobs, ActivityListener listener,
 			ActivityHistory activity, JobTriggerRequests requests, ApplicationContext context) {
 		return new InstanceHeartbeat(records, history, instanceId.value(),
 				environment.getProperty("spring.application.version", "unknown"), properties.getHeartbeatInterval(),
@@ -90,12 +91,13 @@ public final class ConsoleAutoConfiguration {
 		@Bean
 		ConsoleController lockstepConsoleController(InstanceRecords records, ConsoleHistory history,
 				ActivityHistory activity, JobTriggerRequests requests, LockstepInstanceId instanceId,
-				ConsoleProperties properties, ApplicationContext context, ObjectProvider<RedisLockService> locks,
-				ObjectProvider<RedisSerialQueue> queues, ObjectProvider<JobGuardRegistry> jobs) {
+				ConsoleProperties properties, ApplicationContext context, ObjectProvider<LockStateRegistry> locks,
+				ObjectProvider<SerialQueueRegistry> queues, ObjectProvider<SerialQueue> queueActions,
+				ObjectProvider<JobGuardRegistry> jobs) {
 			ClusterView view = new ClusterView(records, history, activity, requests, instanceId.value(), locks.getIfUnique(),
-					queues.getIfUnique(), jobs.getIfUnique());
-			ConsoleActions actions = new ConsoleActions(records, instanceId.value(), locks.getIfUnique(), queues.getIfUnique(),
-					requests);
+					queues.getIfUnique(), queueActions.getIfUnique(), jobs.getIfUnique());
+			ConsoleActions actions = new ConsoleActions(records, instanceId.value(), locks.getIfUnique(),
+					queueActions.getIfUnique(), requests);
 			return new ConsoleController(view, actions, properties,
 					ClassUtils.isPresent(SECURITY_CLASS, context.getClassLoader()));
 		}

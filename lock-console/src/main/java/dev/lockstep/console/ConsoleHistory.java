@@ -9,7 +9,7 @@ import java.util.TreeMap;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 import dev.lockstep.QueueStats;
-import dev.lockstep.queue.RedisSerialQueue;
+import dev.lockstep.SerialQueueRegistry;
 
 /**
  * An hour of each queue's counts, one sample a minute, in Redis: {@code console:history:queue:<name>},
@@ -33,7 +33,7 @@ final class ConsoleHistory {
 		this.prefix = keyPrefix + "console:history:queue:";
 	}
 
-	void sample(RedisSerialQueue queues, List<String> names) {
+	void sample(SerialQueueRegistry queues, List<String> names) {
 		long minute = System.currentTimeMillis() / MINUTE * MINUTE;
 		for (String name : names) {
 			String key = this.prefix + name;

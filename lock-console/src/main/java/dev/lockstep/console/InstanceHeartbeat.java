@@ -16,8 +16,8 @@ import org.springframework.context.SmartLifecycle;
 
 import dev.lockstep.GuardedJob;
 import dev.lockstep.JobGuardRegistry;
-import dev.lockstep.lock.RedisLockService;
-import dev.lockstep.queue.RedisSerialQueue;
+import dev.lockstep.LockStateRegistry;
+import dev.lockstep.SerialQueueRegistry;
 
 /**
  * Writes this instance's heartbeat record every {@code lockstep.console.heartbeat-interval} (see
@@ -40,9 +40,9 @@ final class InstanceHeartbeat implements SmartLifecycle {
 
 	private final Duration interval;
 
-	private final @Nullable RedisLockService locks;
+	private final @Nullable LockStateRegistry locks;
 
-	private final @Nullable RedisSerialQueue queues;
+	private final @Nullable SerialQueueRegistry queues;
 
 	private final @Nullable JobGuardRegistry jobs;
 
@@ -55,7 +55,7 @@ final class InstanceHeartbeat implements SmartLifecycle {
 	private volatile boolean failing;
 
 	InstanceHeartbeat(InstanceRecords records, ConsoleHistory history, String instanceId, String version,
-			Duration interval, @Nullable RedisLockService locks, @Nullable RedisSerialQueue queues,
+			Duration interval, @Nullable LockStateRegistry locks, @Nullable SerialQueueRegistry queues,
 			@Nullable JobGuardRegistry jobs, Activity activity) {
 		this.records = records;
 		this.activity = activity;
@@ -115,7 +115,7 @@ final class InstanceHeartbeat implements SmartLifecycle {
 
 	void beat() {
 		try {
-			RedisLockService locks = this.locks;
+			LockStateRegistry locks = this.locks;
 			List<InstanceRecords.HeldByInstance> held = (locks != null) ? locks.heldLocks().stream()
 				.map((lock) -> new InstanceRecords.HeldByInstance(lock.key(), lock.thread(), lock.fencingToken(),
 						lock.heldSince().toEpochMilli(), lock.permits()))
@@ -125,7 +125,7 @@ final class InstanceHeartbeat implements SmartLifecycle {
 			List<String> jobNames = guarded.stream().map(GuardedJob::name).toList();
 			List<GuardedJob> runnable = guarded.stream().filter((job) -> this.activity.triggers().find(job).isPresent()).toList();
 			this.records.write(new InstanceRecords.InstanceRecord(this.instanceId, this.host, this.version,
-					lockstepVersion(), (locks != null) ? locks.getInstanceId() : this.instanceId,
+					lockstepVersion(), (locks != null) ? locks.instanceId() : this.instanceId,
 					System.currentTimeMillis(), queueNames, jobNames, runnable.stream().map(GuardedJob::name).toList(), held, true),
 					this.interval.multipliedBy(3));
 			if (this.queues != null) {
@@ -171,7 +171,7 @@ final class InstanceHeartbeat implements SmartLifecycle {
 	}
 
 	static String lockstepVersion() {
-		String version = RedisLockService.class.getPackage().getImplementationVersion();
+		String version = LockStateRegistry.class.getPackage().getImplementationVersion();
 		return (version != null) ? version : "development";
 	}
 

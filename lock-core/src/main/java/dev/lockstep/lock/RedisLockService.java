@@ -181,15 +181,7 @@ public final class RedisLockService implements LockService, LockStateRegistry, I
 		return running().views().keyState(key);
 	}
 
-	/**
-	 * Releases {@code key} on behalf of its holder, for an operator freeing a lock whose instance
-	 * stopped without releasing it (the caller confirms first that the instance is gone): only if
-	 * Redis still shows it held by {@code holderInstance} (a lock service's {@link #getInstanceId()},
-	 * as {@link LockSnapshot.KeyState#holderInstance()} shows it) under {@code fencingToken}. The lock
-	 * goes to its next waiter, as the holder's own release would hand it on.
-	 * @return true if it was released, false if it is no longer held by that holder under that token
-	 * @throws LockUnavailableException when Redis cannot be reached
-	 */
+	@Override
 	public boolean releaseHeldBy(String key, String holderInstance, long fencingToken) {
 		Assert.hasText(key, "Lock key must not be blank");
 		Assert.hasText(holderInstance, "Holder instance must not be blank");

@@ -23,6 +23,7 @@ import org.springframework.util.Assert;
 import org.springframework.util.unit.DataSize;
 
 import dev.lockstep.LockListener;
+import dev.lockstep.QueueBacklog;
 import dev.lockstep.QueueStats;
 import dev.lockstep.SerialQueue;
 import dev.lockstep.SerialQueueException;
@@ -256,12 +257,8 @@ public class RedisSerialQueue implements SerialQueue, SerialQueueRegistry, Smart
 		return groups;
 	}
 
-	/**
-	 * The queue's retries waiting and its oldest task not yet done, read in one step without a
-	 * scan: up to {@code maxGroups} groups of each kind (waiting for a worker, paused, waiting for a
-	 * retry, running) are read, two tasks each; {@link QueueBacklog#complete()} says whether that was
-	 * every group.
-	 */
+	/** Read in one step, two tasks of each group read. */
+	@Override
 	public QueueBacklog backlog(String queue, int maxGroups) {
 		Assert.isTrue(maxGroups > 0, () -> "Max groups must be positive, was " + maxGroups);
 		List<Long> reply = await(this.scripts.backlog(keys(queue), maxGroups), "reading the backlog of queue '" + queue + "'");

@@ -1,4 +1,4 @@
-package dev.lockstep.queue;
+package dev.lockstep;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -7,7 +7,7 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * What waits in a queue beyond its counts, as the monitoring views show it (read in one step by
- * {@link RedisSerialQueue#backlog(String, int)}); public for the console.
+ * {@link SerialQueueRegistry#backlog(String, int)}).
  * @param retriesWaiting groups whose head task failed and waits out its retry backoff
  * @param retriesDueNow of those, the ones whose retry is due already (a worker's next take readies them)
  * @param nextRetryIn how long until the next retry falls due, or null when none waits
