@@ -19,13 +19,21 @@ import dev.lockstep.internal.redis.ScriptSet;
  */
 final class LockScripts extends FeatureScripts {
 
-	/** The lock's scripts, each after the lock values' library and the hand-off ({@code handoff.lua}). */
-	private static final ScriptSet SCRIPTS = new ScriptSet(LockScripts.class, RedisScripts.LOCK_VALUES, "handoff.lua")
+	/**
+	 * The lock's scripts, each after the lock values' library, joining the wait queue
+	 * ({@code wait-queue.lua}) and the hand-off ({@code handoff.lua}).
+	 */
+	private static final ScriptSet SCRIPTS = new ScriptSet(LockScripts.class, RedisScripts.LOCK_VALUES, "wait-queue.lua",
+			"handoff.lua")
 		.returning(ScriptOutputType.INTEGER, "acquire.lua", "release.lua", "cancel.lua")
 		.returning(ScriptOutputType.MULTI, "renew.lua", "heartbeat.lua", "state.lua");
 
-	/** The permits' scripts, each after the lock values' library and their shared functions ({@code permit-common.lua}). */
-	private static final ScriptSet PERMITS = new ScriptSet(LockScripts.class, RedisScripts.LOCK_VALUES, "permit-common.lua")
+	/**
+	 * The permits' scripts, each after the lock values' library, joining the wait queue
+	 * ({@code wait-queue.lua}) and their shared functions ({@code permit-common.lua}).
+	 */
+	private static final ScriptSet PERMITS = new ScriptSet(LockScripts.class, RedisScripts.LOCK_VALUES, "wait-queue.lua",
+			"permit-common.lua")
 		.returning(ScriptOutputType.INTEGER, "permit-acquire.lua", "permit-release.lua", "permit-cancel.lua")
 		.returning(ScriptOutputType.MULTI, "permit-renew.lua", "permit-heartbeat.lua", "permit-state.lua");
 

@@ -20,10 +20,5 @@ else
     return token
   end
 end
--- idempotent per attempt: a call replayed after a reconnect finds its entry already queued
-if ARGV[3] ~= '' and not redis.call('LPOS', KEYS[2], ARGV[3]) then
-  if redis.call('RPUSH', KEYS[2], ARGV[3]) == 1 then
-    redis.call('PEXPIRE', KEYS[2], ARGV[4])
-  end
-end
+join_queue(KEYS[2], ARGV[3], ARGV[4])
 return 0

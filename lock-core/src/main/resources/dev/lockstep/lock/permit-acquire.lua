@@ -24,11 +24,6 @@ if held then
   keep(KEYS[1], KEYS[3], now)
   return held
 end
--- idempotent per attempt: a call replayed after a reconnect finds its entry already queued
-if ARGV[3] ~= '' and not redis.call('LPOS', KEYS[2], ARGV[3]) then
-  if redis.call('RPUSH', KEYS[2], ARGV[3]) == 1 then
-    redis.call('PEXPIRE', KEYS[2], ARGV[4])
-  end
-end
+join_queue(KEYS[2], ARGV[3], ARGV[4])
 keep(KEYS[1], KEYS[3], now)
 return 0

@@ -9,10 +9,5 @@ local now = now_ms()
 purge(KEYS[1], now)
 local _, held = holding(KEYS[1], ARGV[1])
 -- the waiter left may have stood before others that fit now
-if redis.call('EXISTS', KEYS[2]) == 1 then
-  grant_waiting(KEYS[1], KEYS[2], KEYS[4], now, ARGV[3])
-elseif redis.call('ZCARD', KEYS[1]) == 0 then
-  redis.call('DEL', KEYS[3])
-end
-keep(KEYS[1], KEYS[4], now)
+hand_on(KEYS[1], KEYS[2], KEYS[3], KEYS[4], now, ARGV[3])
 return held or 0

@@ -77,3 +77,14 @@ local function grant_waiting(holders, queue, counter, now, channel_prefix)
     end
   end
 end
+
+-- After a holder or a waiter left: free permits go to the queue's head; with nobody waiting and
+-- nobody holding, the liveness hash goes too. The keys' expiries follow the longest lease.
+local function hand_on(holders, queue, alive, counter, now, channel_prefix)
+  if redis.call('EXISTS', queue) == 1 then
+    grant_waiting(holders, queue, counter, now, channel_prefix)
+  elseif redis.call('ZCARD', holders) == 0 then
+    redis.call('DEL', alive)
+  end
+  keep(holders, counter, now)
+end

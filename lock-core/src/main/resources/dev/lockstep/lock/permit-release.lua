@@ -15,10 +15,5 @@ if released == 0 and owner then
     released = redis.call('ZREM', KEYS[1], member)
   end
 end
-if redis.call('EXISTS', KEYS[2]) == 1 then
-  grant_waiting(KEYS[1], KEYS[2], KEYS[4], now, ARGV[2])
-elseif redis.call('ZCARD', KEYS[1]) == 0 then
-  redis.call('DEL', KEYS[3])
-end
-keep(KEYS[1], KEYS[4], now)
+hand_on(KEYS[1], KEYS[2], KEYS[3], KEYS[4], now, ARGV[2])
 return released
