@@ -39,7 +39,9 @@ import static org.awaitility.Awaitility.await;
  * once drained but the done tasks' expiring records; every attempt starts on the attempt Redis
  * counted (none charged without running) and attempts never overlap, except where the paused JVM's
  * attempt outlived its lease (documented: counted and reported, and that attempt is no longer
- * current when it ends). 20 s in CI; {@code -Psoak} runs it 10 minutes
+ * current when it ends). A task may run to its end twice only after an attempt's lease ran out: the
+ * paused JVM's, or one whose end could not reach Redis within its lease (at least once, documented).
+ * 20 s in CI; {@code -Psoak} runs it 10 minutes
  * ({@code -Dlockstep.faults.seconds}).
  */
 @Timeout(value = 1500, unit = TimeUnit.SECONDS)
@@ -150,18 +152,21 @@ class QueueSoakProcessTests {
 		SoakRecord record = SoakRecord.of(this.workers, pausedWorker, "soak-1", restartedFrom, outage);
 		int cuts = proxies.stream().mapToInt(FaultProxy::cuts).sum();
 		logger.info("Queue soak: {} s, {} tasks of {} groups, {} attempts, {} cuts, Redis restarted once, {} paused {} ms; "
-				+ "{} tasks not ended, {} ended twice (paused attempt outlived its lease), {} overlaps ({} involving the "
+				+ "{} tasks not ended, {} ended twice ({} of them by the paused JVM), {} overlaps ({} involving the "
 				+ "paused JVM), {} out of order, {} first started above the attempt Redis counted outside the pause "
 				+ "({} attempts taken by the paused JVM and never begun, {} whose lease ran out while Redis restarted), "
 				+ "{} dead", SECONDS, ids.size(), GROUPS, record.attempts, cuts, pausedWorker,
 				TimeUnit.NANOSECONDS.toMillis(pausedUntil - pausedFrom), record.notEnded(ids.keySet()).size(),
-				record.endedTwice.size(), record.overlaps, record.pausedOverlaps, record.outOfOrder,
+				record.endedTwice.size(), record.endedTwice.stream().filter(record.pausedTasks::contains).count(),
+				record.overlaps, record.pausedOverlaps, record.outOfOrder,
 				record.chargedUnrun.size(), record.pausedUnrun, record.outageUnrun, submitter.stats(QUEUE).dead());
 		assertThat(cuts).as("connection cuts").isGreaterThanOrEqualTo(SECONDS);
 		assertThat(record.notEnded(ids.keySet())).as("tasks that never ran to their end").isEmpty();
 		assertThat(record.outOfOrder).as("starts out of order within a group").isZero();
 		assertThat(record.overlaps - record.pausedOverlaps).as("overlaps not involving the paused JVM").isZero();
-		assertThat(record.endedTwice).as("tasks ended twice").allMatch(record.pausedTasks::contains);
+		// a task runs again only when an attempt's lease ran out: the paused JVM's, or one whose end could
+		// not reach Redis (cut, restarting, or a loaded machine) within its lease (documented: at least once)
+		assertThat(record.endedTwiceUnexplained()).as("tasks ended twice, not after a lease ran out").isEmpty();
 		assertThat(record.chargedUnrun).as("tasks charged an attempt never run (outside the pause)").isEmpty();
 		assertThat(record.staleButCurrent).as("attempts that outlived their lease yet ended believing they were current")
 			.isEmpty();
@@ -318,6 +323,28 @@ class QueueSoakProcessTests {
 				}
 			}
 			return record;
+		}
+
+		/**
+		 * The tasks that ended twice other than by the paused JVM, whose later attempts do not say that
+		 * the attempt before ran out of its lease.
+		 */
+		List<String> endedTwiceUnexplained() {
+			List<String> unexplained = new ArrayList<>();
+			for (String id : this.endedTwice) {
+				if (this.pausedTasks.contains(id)) {
+					continue;
+				}
+				List<String> later = this.lastErrors.keySet().stream()
+					.filter((attempt) -> attempt.startsWith(id + "#") && !attempt.equals(id + "#1"))
+					.toList();
+				if (later.isEmpty()) {
+					unexplained.add(id + " (no attempt after the first began)");
+				}
+				later.stream().filter((attempt) -> !this.lastErrors.get(attempt).contains("its lease ran out"))
+					.forEach((attempt) -> unexplained.add(attempt + " (last error: " + this.lastErrors.get(attempt) + ")"));
+			}
+			return unexplained;
 		}
 
 		Set<String> notEnded(Set<String> ids) {
