@@ -9,6 +9,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -63,7 +64,9 @@ class RateLimiterTests {
 		AtomicInteger allowed = new AtomicInteger();
 		AtomicInteger calls = new AtomicInteger();
 		CountDownLatch start = new CountDownLatch(1);
-		long[] window = new long[2];
+		long[] window = new long[1];
+		// the window ends when the last call came back, not when the test's thread saw them all end
+		AtomicLong lastReply = new AtomicLong();
 		// the connection opened and the script loaded before the clock starts
 		this.limiter.tryAcquire("warm-up", 1, per);
 		try {
@@ -76,6 +79,7 @@ class RateLimiterTests {
 						if (this.limiter.tryAcquire("api:tenant-1", limit, per).allowed()) {
 							allowed.incrementAndGet();
 						}
+						lastReply.accumulateAndGet(System.nanoTime(), Math::max);
 					}
 					return null;
 				}));
@@ -85,12 +89,11 @@ class RateLimiterTests {
 			for (Future<?> thread : running) {
 				thread.get(60, TimeUnit.SECONDS);
 			}
-			window[1] = System.nanoTime();
 		}
 		finally {
 			pool.shutdownNow();
 		}
-		double seconds = (window[1] - window[0]) / 1e9;
+		double seconds = (lastReply.get() - window[0]) / 1e9;
 		double bound = limit * seconds + limit;
 		assertThat(calls.get()).as("calls made").isGreaterThan((int) (2 * bound));
 		assertThat((double) allowed.get()).as("allowed in %.3f s of %d calls", seconds, calls.get())
@@ -148,14 +151,15 @@ class RateLimiterTests {
 
 	@Test
 	void aKeyExpiresOnceItsBucketIsFullAgain() {
-		Duration per = Duration.ofMillis(500);
+		// a call refills 200 ms of the bucket: even a loaded machine's calls come faster than that
+		Duration per = Duration.ofSeconds(2);
 		for (int i = 0; i < 10; i++) {
 			assertThat(this.limiter.tryAcquire("idle", 10, per).allowed()).isTrue();
 		}
 		String key = this.redis.prefix() + "{rate:idle}";
 		assertThat(this.redis.keys()).containsExactly(key);
-		assertThat(this.redis.template().getExpire(key, TimeUnit.MILLISECONDS)).isPositive().isLessThanOrEqualTo(500);
-		await().atMost(Duration.ofSeconds(5)).until(() -> this.redis.keys().isEmpty());
+		assertThat(this.redis.template().getExpire(key, TimeUnit.MILLISECONDS)).isPositive().isLessThanOrEqualTo(2000);
+		await().atMost(Duration.ofSeconds(10)).until(() -> this.redis.keys().isEmpty());
 		for (int i = 0; i < 10; i++) {
 			assertThat(this.limiter.tryAcquire("idle", 10, per).allowed()).isTrue();
 		}

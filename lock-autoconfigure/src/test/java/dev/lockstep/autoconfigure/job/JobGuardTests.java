@@ -139,8 +139,9 @@ class JobGuardTests {
 				.map(JobRun::end).max(java.util.Comparator.naturalOrder()).orElseThrow();
 			assertThat(freed).as("%s ran late: the guard was held past its slot (runs %s)", run, runs)
 				.isAfter(run.scheduledTime());
+			// it tries again every 100-250 ms (1 s after a takeover's miss): 2 s is the slack of a loaded machine
 			assertThat(Duration.between(freed, run.start())).as("%s ran once the guard came free", run)
-				.isLessThan(Duration.ofSeconds(1));
+				.isLessThan(Duration.ofSeconds(2));
 		}
 		long onTime = runs.stream()
 			.filter((run) -> Duration.between(run.scheduledTime(), run.start()).compareTo(Duration.ofSeconds(1)) < 0)
