@@ -2,39 +2,25 @@ package dev.lockstep.autoconfigure;
 
 import java.time.Duration;
 
+import org.springframework.boot.context.properties.bind.DefaultValue;
+
 import dev.lockstep.counter.RedisCounters;
 import dev.lockstep.internal.DurationRules;
 
 /**
  * Settings of the {@code Counters} bean.
+ *
+ * @param enabled Whether the Counters bean is created.
+ * @param idempotencyWindow How long an idempotency id of Counters.tryIncrement is remembered: a call
+ * with the same id within it changes nothing and answers as the first did.
  */
-public class CountersProperties {
+public record CountersProperties(@DefaultValue("true") boolean enabled, Duration idempotencyWindow) {
 
-	/**
-	 * Whether the Counters bean is created.
-	 */
-	private boolean enabled = true;
-
-	/**
-	 * How long an idempotency id of Counters.tryIncrement is remembered: a call with the same id
-	 * within it changes nothing and answers as the first did.
-	 */
-	private Duration idempotencyWindow = RedisCounters.DEFAULT_IDEMPOTENCY_WINDOW;
-
-	public boolean isEnabled() {
-		return this.enabled;
-	}
-
-	public void setEnabled(boolean enabled) {
-		this.enabled = enabled;
-	}
-
-	public Duration getIdempotencyWindow() {
-		return this.idempotencyWindow;
-	}
-
-	public void setIdempotencyWindow(Duration idempotencyWindow) {
-		this.idempotencyWindow = DurationRules.positive("lockstep.counters.idempotency-window", idempotencyWindow);
+	/** Checks the window, naming its property; unset, it is the counters' own default. */
+	public CountersProperties {
+		idempotencyWindow = (idempotencyWindow != null)
+				? DurationRules.positive("lockstep.counters.idempotency-window", idempotencyWindow)
+				: RedisCounters.DEFAULT_IDEMPOTENCY_WINDOW;
 	}
 
 }

@@ -55,12 +55,12 @@ public final class LockstepAutoConfiguration {
 		}
 		RedisLockService lockService = new RedisLockService(connectionFactory);
 		lockService.setInstanceId(instanceId.value());
-		lockService.setKeyPrefix(properties.getKeyPrefix());
-		lockService.setLeaseTime(properties.getLock().getLeaseTime());
-		lockService.setHeartbeatInterval(properties.getHeartbeatInterval());
-		lockService.setCommandTimeout(properties.getCommandTimeout());
-		lockService.setShutdownTimeout(properties.getLock().getShutdownTimeout());
-		lockService.setReplicaAcknowledgements(properties.getLock().getReplicaAcknowledgements());
+		lockService.setKeyPrefix(properties.keyPrefix());
+		lockService.setLeaseTime(properties.lock().leaseTime());
+		lockService.setHeartbeatInterval(properties.heartbeatInterval());
+		lockService.setCommandTimeout(properties.commandTimeout());
+		lockService.setShutdownTimeout(properties.lock().shutdownTimeout());
+		lockService.setReplicaAcknowledgements(properties.lock().replicaAcknowledgements());
 		List<LockListener> all = listeners.orderedStream().toList();
 		if (!all.isEmpty()) {
 			lockService.setListener(combine(all));
@@ -93,8 +93,8 @@ public final class LockstepAutoConfiguration {
 			ObjectProvider<SerialGroups> serialGroups, Environment environment) {
 		LockstepProperties properties = Binder.get(environment).bindOrCreate("lockstep", LockstepProperties.class);
 		LockAnnotationAdvisor advisor = new LockAnnotationAdvisor(lockService, serialGroups,
-				properties.getLock().getWaitTime(), properties.getSerialGroup().getWaitTime());
-		advisor.setOrder(properties.getAdvisorOrder());
+				properties.lock().waitTime(), properties.serialGroup().waitTime());
+		advisor.setOrder(properties.advisorOrder());
 		return advisor;
 	}
 

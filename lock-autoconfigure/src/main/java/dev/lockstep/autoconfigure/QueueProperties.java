@@ -1,9 +1,13 @@
 package dev.lockstep.autoconfigure;
 
 import java.time.Duration;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.boot.context.properties.bind.DefaultValue;
 import org.springframework.util.unit.DataSize;
 
 import dev.lockstep.internal.DurationRules;
@@ -11,120 +15,38 @@ import dev.lockstep.queue.QueueSettings;
 
 /**
  * Settings of serial queues ({@code SerialQueue} and {@code @SerialQueueListener}).
+ *
+ * @param enabled Whether serial queues are enabled.
+ * @param leaseTime Lease of a running task, renewed every third of it while the task runs; a task whose
+ * instance dies runs again after this time.
+ * @param maxAttempts How many times a task is started before it goes to the dead letters (failed
+ * attempts, and attempts cut short by a crash or a shutdown).
+ * @param retryBackoff Wait before the first retry of a failed task, doubled for each further retry; the
+ * task's group waits with it.
+ * @param deduplicationWindow How long a deduplication id is remembered, and a done task can still be
+ * read.
+ * @param shutdownTimeout How long a stopping instance lets its running tasks finish; tasks still running
+ * then are given back to run on another instance.
+ * @param maxPayloadSize Largest payload a task may have, as JSON; a larger one is refused before
+ * anything is stored.
+ * @param queues Settings of particular queues, by queue name; what a queue does not set comes from the
+ * settings above.
  */
-public class QueueProperties {
+public record QueueProperties(@DefaultValue("true") boolean enabled, @DefaultValue("30s") Duration leaseTime,
+		@DefaultValue("3") int maxAttempts, @DefaultValue("1s") Duration retryBackoff,
+		@DefaultValue("10m") Duration deduplicationWindow, @DefaultValue("30s") Duration shutdownTimeout,
+		@DefaultValue("1MB") DataSize maxPayloadSize, Map<String, QueueOverrideProperties> queues) {
 
-	/**
-	 * Whether serial queues are enabled.
-	 */
-	private boolean enabled = true;
+	private static final String PREFIX = "lockstep.queue.";
 
-	/**
-	 * Lease of a running task, renewed every third of it while the task runs; a task whose instance
-	 * dies runs again after this time.
-	 */
-	private Duration leaseTime = Duration.ofSeconds(30);
-
-	/**
-	 * How many times a task is started before it goes to the dead letters (failed attempts, and
-	 * attempts cut short by a crash or a shutdown).
-	 */
-	private int maxAttempts = 3;
-
-	/**
-	 * Wait before the first retry of a failed task, doubled for each further retry; the task's group
-	 * waits with it.
-	 */
-	private Duration retryBackoff = Duration.ofSeconds(1);
-
-	/**
-	 * How long a deduplication id is remembered, and a done task can still be read.
-	 */
-	private Duration deduplicationWindow = Duration.ofMinutes(10);
-
-	/**
-	 * How long a stopping instance lets its running tasks finish; tasks still running then are given
-	 * back to run on another instance.
-	 */
-	private Duration shutdownTimeout = Duration.ofSeconds(30);
-
-	/**
-	 * Largest payload a task may have, as JSON; a larger one is refused before anything is stored.
-	 */
-	private DataSize maxPayloadSize = DataSize.ofMegabytes(1);
-
-	/**
-	 * Settings of particular queues, by queue name; what a queue does not set comes from the settings
-	 * above.
-	 */
-	private Map<String, QueueOverrideProperties> queues = new LinkedHashMap<>();
-
-	public boolean isEnabled() {
-		return this.enabled;
-	}
-
-	public void setEnabled(boolean enabled) {
-		this.enabled = enabled;
-	}
-
-	public Duration getLeaseTime() {
-		return this.leaseTime;
-	}
-
-	public void setLeaseTime(Duration leaseTime) {
-		this.leaseTime = DurationRules.renewedLease("lockstep.queue.lease-time", leaseTime);
-	}
-
-	public int getMaxAttempts() {
-		return this.maxAttempts;
-	}
-
-	public void setMaxAttempts(int maxAttempts) {
-		this.maxAttempts = atLeastOne("lockstep.queue.max-attempts", maxAttempts);
-	}
-
-	public Duration getRetryBackoff() {
-		return this.retryBackoff;
-	}
-
-	public void setRetryBackoff(Duration retryBackoff) {
-		this.retryBackoff = DurationRules.notNegative("lockstep.queue.retry-backoff", retryBackoff);
-	}
-
-	public Duration getDeduplicationWindow() {
-		return this.deduplicationWindow;
-	}
-
-	public void setDeduplicationWindow(Duration deduplicationWindow) {
-		this.deduplicationWindow = DurationRules.atLeast("lockstep.queue.deduplication-window", deduplicationWindow,
-				DurationRules.SHORTEST_DEDUPLICATION_WINDOW);
-	}
-
-	public Duration getShutdownTimeout() {
-		return this.shutdownTimeout;
-	}
-
-	public void setShutdownTimeout(Duration shutdownTimeout) {
-		this.shutdownTimeout = DurationRules.notNegative("lockstep.queue.shutdown-timeout", shutdownTimeout);
-	}
-
-	public DataSize getMaxPayloadSize() {
-		return this.maxPayloadSize;
-	}
-
-	public void setMaxPayloadSize(DataSize maxPayloadSize) {
+	/** Checks each setting, naming its property when one is out of range. */
+	public QueueProperties {
+		checked(PREFIX, leaseTime, maxAttempts, retryBackoff, deduplicationWindow);
+		DurationRules.notNegative(PREFIX + "shutdown-timeout", shutdownTimeout);
 		if (maxPayloadSize.toBytes() <= 0) {
-			throw new IllegalArgumentException("lockstep.queue.max-payload-size must be positive, was " + maxPayloadSize);
+			throw new IllegalArgumentException(PREFIX + "max-payload-size must be positive, was " + maxPayloadSize);
 		}
-		this.maxPayloadSize = maxPayloadSize;
-	}
-
-	public Map<String, QueueOverrideProperties> getQueues() {
-		return this.queues;
-	}
-
-	public void setQueues(Map<String, QueueOverrideProperties> queues) {
-		this.queues = queues;
+		queues = (queues != null) ? Collections.unmodifiableMap(new LinkedHashMap<>(queues)) : Map.of();
 	}
 
 	/** The settings of {@code queue}: its own where it sets them, the defaults above otherwise. */
@@ -133,17 +55,9 @@ public class QueueProperties {
 		if (own == null) {
 			return defaults();
 		}
-		String at = "lockstep.queue.queues." + queue + ".";
-		return new QueueSettings(
-				(own.getLeaseTime() != null) ? DurationRules.renewedLease(at + "lease-time", own.getLeaseTime())
-						: this.leaseTime,
-				(own.getMaxAttempts() != null) ? atLeastOne(at + "max-attempts", own.getMaxAttempts()) : this.maxAttempts,
-				(own.getRetryBackoff() != null) ? DurationRules.notNegative(at + "retry-backoff", own.getRetryBackoff())
-						: this.retryBackoff,
-				(own.getDeduplicationWindow() != null)
-						? DurationRules.atLeast(at + "deduplication-window", own.getDeduplicationWindow(),
-								DurationRules.SHORTEST_DEDUPLICATION_WINDOW)
-						: this.deduplicationWindow);
+		return checked(PREFIX + "queues." + queue + ".", or(own.leaseTime(), this.leaseTime),
+				or(own.maxAttempts(), this.maxAttempts), or(own.retryBackoff(), this.retryBackoff),
+				or(own.deduplicationWindow(), this.deduplicationWindow));
 	}
 
 	/** The settings of queues without settings of their own. */
@@ -151,11 +65,21 @@ public class QueueProperties {
 		return new QueueSettings(this.leaseTime, this.maxAttempts, this.retryBackoff, this.deduplicationWindow);
 	}
 
-	private static int atLeastOne(String property, int value) {
-		if (value < 1) {
-			throw new IllegalArgumentException(property + " must be at least 1, was " + value);
+	/** The settings, each checked in the words of its property under {@code at}. */
+	private static QueueSettings checked(String at, Duration leaseTime, int maxAttempts, Duration retryBackoff,
+			Duration deduplicationWindow) {
+		DurationRules.renewedLease(at + "lease-time", leaseTime);
+		if (maxAttempts < 1) {
+			throw new IllegalArgumentException(at + "max-attempts must be at least 1, was " + maxAttempts);
 		}
-		return value;
+		DurationRules.notNegative(at + "retry-backoff", retryBackoff);
+		DurationRules.atLeast(at + "deduplication-window", deduplicationWindow,
+				DurationRules.SHORTEST_DEDUPLICATION_WINDOW);
+		return new QueueSettings(leaseTime, maxAttempts, retryBackoff, deduplicationWindow);
+	}
+
+	private static <T> T or(@Nullable T own, T inherited) {
+		return (own != null) ? own : inherited;
 	}
 
 }

@@ -117,11 +117,11 @@ class LockstepAutoConfigurationTests {
 				assertThat(lockService.getLeaseTime()).isEqualTo(Duration.ofSeconds(12));
 				assertThat(context.getBean(LockAnnotationAdvisor.class).getOrder()).isEqualTo(42);
 				LockstepProperties properties = context.getBean(LockstepProperties.class);
-				assertThat(properties.getLock().getWaitTime()).isZero();
-				assertThat(properties.getSerialGroup().getWaitTime()).isEqualTo(Duration.ofMinutes(2));
-				assertThat(properties.getHeartbeatInterval()).isEqualTo(Duration.ofMillis(250));
-				assertThat(properties.getCommandTimeout()).isEqualTo(Duration.ofSeconds(2));
-				assertThat(properties.getLock().getShutdownTimeout()).isEqualTo(Duration.ofSeconds(4));
+				assertThat(properties.lock().waitTime()).isZero();
+				assertThat(properties.serialGroup().waitTime()).isEqualTo(Duration.ofMinutes(2));
+				assertThat(properties.heartbeatInterval()).isEqualTo(Duration.ofMillis(250));
+				assertThat(properties.commandTimeout()).isEqualTo(Duration.ofSeconds(2));
+				assertThat(properties.lock().shutdownTimeout()).isEqualTo(Duration.ofSeconds(4));
 				StringRedisTemplate redis = new StringRedisTemplate(context.getBean(RedisConnectionFactory.class));
 				redis.afterPropertiesSet();
 				try (LockHandle handle = lockService.acquire("k", Duration.ZERO)) {

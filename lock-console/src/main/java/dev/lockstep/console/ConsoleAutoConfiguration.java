@@ -45,12 +45,12 @@ public final class ConsoleAutoConfiguration {
 
 	@Bean
 	InstanceRecords lockstepConsoleRecords(RedisConnectionFactory connectionFactory, LockstepProperties properties) {
-		return new InstanceRecords(new StringRedisTemplate(connectionFactory), properties.getKeyPrefix());
+		return new InstanceRecords(new StringRedisTemplate(connectionFactory), properties.keyPrefix());
 	}
 
 	@Bean
 	ConsoleHistory lockstepConsoleHistory(RedisConnectionFactory connectionFactory, LockstepProperties properties) {
-		return new ConsoleHistory(new StringRedisTemplate(connectionFactory), properties.getKeyPrefix());
+		return new ConsoleHistory(new StringRedisTemplate(connectionFactory), properties.keyPrefix());
 	}
 
 	/** Counts lock waits, tasks and job runs in memory, for the history (a {@code LockListener}). */
@@ -61,12 +61,12 @@ public final class ConsoleAutoConfiguration {
 
 	@Bean
 	ActivityHistory lockstepConsoleActivityHistory(RedisConnectionFactory connectionFactory, LockstepProperties properties) {
-		return new ActivityHistory(new StringRedisTemplate(connectionFactory), properties.getKeyPrefix());
+		return new ActivityHistory(new StringRedisTemplate(connectionFactory), properties.keyPrefix());
 	}
 
 	@Bean
 	JobTriggerRequests lockstepConsoleJobTriggers(RedisConnectionFactory connectionFactory, LockstepProperties properties) {
-		return new JobTriggerRequests(new StringRedisTemplate(connectionFactory), properties.getKeyPrefix());
+		return new JobTriggerRequests(new StringRedisTemplate(connectionFactory), properties.keyPrefix());
 	}
 
 	@Bean
@@ -75,7 +75,7 @@ public final class ConsoleAutoConfiguration {
 			ObjectProvider<SerialQueueRegistry> queues, ObjectProvider<JobGuardRegistry> jobs, ActivityListener listener,
 			ActivityHistory activity, JobTriggerRequests requests, ApplicationContext context) {
 		return new InstanceHeartbeat(records, history, instanceId.value(),
-				environment.getProperty("spring.application.version", "unknown"), properties.getHeartbeatInterval(),
+				environment.getProperty("spring.application.version", "unknown"), properties.heartbeatInterval(),
 				locks.getIfUnique(), queues.getIfUnique(), jobs.getIfUnique(),
 				new InstanceHeartbeat.Activity(listener, activity, requests, new JobTriggers(context)));
 	}

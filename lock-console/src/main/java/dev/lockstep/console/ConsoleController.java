@@ -100,7 +100,7 @@ final class ConsoleController {
 		}
 		if (!mayAct(request)) {
 			return ResponseEntity.status(HttpStatus.FORBIDDEN).body(ConsoleActions.Result.refused(this.secured
-					? "actions need the role " + this.properties.getOperatorRole()
+					? "actions need the role " + this.properties.operatorRole()
 					: "actions are off: set lockstep.console.actions-enabled=true (or add Spring Security and the operator role)"));
 		}
 		String user = user(request);
@@ -126,7 +126,7 @@ final class ConsoleController {
 	}
 
 	private boolean mayAct(HttpServletRequest request) {
-		return this.secured ? request.isUserInRole(this.properties.getOperatorRole()) : this.properties.isActionsEnabled();
+		return this.secured ? request.isUserInRole(this.properties.operatorRole()) : this.properties.actionsEnabled();
 	}
 
 	private static String user(HttpServletRequest request) {

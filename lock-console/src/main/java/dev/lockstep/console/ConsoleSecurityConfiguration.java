@@ -25,9 +25,9 @@ final class ConsoleSecurityConfiguration {
 	@Bean
 	@Order(Ordered.HIGHEST_PRECEDENCE + 10)
 	SecurityFilterChain lockstepConsoleSecurity(HttpSecurity http, ConsoleProperties properties) throws Exception {
-		String path = properties.getPath();
-		String viewer = properties.getViewerRole();
-		String operator = properties.getOperatorRole();
+		String path = properties.path();
+		String viewer = properties.viewerRole();
+		String operator = properties.operatorRole();
 		http.securityMatcher(path, path + "/**")
 			.authorizeHttpRequests((requests) -> requests.requestMatchers(HttpMethod.GET, path, path + "/**")
 				.hasAnyRole(viewer, operator)

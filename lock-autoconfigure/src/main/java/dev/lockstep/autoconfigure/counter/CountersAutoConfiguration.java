@@ -33,9 +33,9 @@ public final class CountersAutoConfiguration {
 	@ConditionalOnMissingBean(Counters.class)
 	RedisCounters counters(RedisConnectionFactory connectionFactory, LockstepProperties properties) {
 		RedisCounters counters = new RedisCounters(connectionFactory);
-		counters.setKeyPrefix(properties.getKeyPrefix());
-		counters.setCommandTimeout(properties.getCommandTimeout());
-		counters.setIdempotencyWindow(properties.getCounters().getIdempotencyWindow());
+		counters.setKeyPrefix(properties.keyPrefix());
+		counters.setCommandTimeout(properties.commandTimeout());
+		counters.setIdempotencyWindow(properties.counters().idempotencyWindow());
 		return counters;
 	}
 

@@ -59,9 +59,9 @@ public final class JobGuardAutoConfiguration {
 			Environment environment) {
 		JobGuardProperties properties = Binder.get(environment)
 			.bindOrCreate("lockstep", LockstepProperties.class)
-			.getJobGuard();
-		return new JobGuardAdvisor(jobs, jobGuard, properties.getLockAtMostFor(), properties.getLockAtLeastFor(),
-				properties.isGuardAllScheduled());
+			.jobGuard();
+		return new JobGuardAdvisor(jobs, jobGuard, properties.lockAtMostFor(), properties.lockAtLeastFor(),
+				properties.guardAllScheduled());
 	}
 
 	/**
@@ -77,11 +77,11 @@ public final class JobGuardAutoConfiguration {
 			ObjectProvider<LockListener> listeners, ObjectProvider<ObservationRegistry> observations, Environment environment,
 			ObjectProvider<LockstepInstanceId> instanceId) {
 		RedisJobGuard jobGuard = new RedisJobGuard(connectionFactory, jobs);
-		JobGuardProperties settings = properties.getJobGuard();
-		jobGuard.setKeyPrefix(properties.getKeyPrefix() + scope(settings, environment));
-		jobGuard.setCommandTimeout(properties.getCommandTimeout());
-		jobGuard.setSkewTolerance(settings.getSkewTolerance());
-		jobGuard.setShutdownTimeout(settings.getShutdownTimeout());
+		JobGuardProperties settings = properties.jobGuard();
+		jobGuard.setKeyPrefix(properties.keyPrefix() + scope(settings, environment));
+		jobGuard.setCommandTimeout(properties.commandTimeout());
+		jobGuard.setSkewTolerance(settings.skewTolerance());
+		jobGuard.setShutdownTimeout(settings.shutdownTimeout());
 		jobGuard.setObservationRegistry(observations.getIfUnique(() -> ObservationRegistry.NOOP));
 		jobGuard.setInstanceId(instanceId.getIfAvailable(() -> LockstepInstanceId.of(properties)).value());
 		List<LockListener> all = listeners.orderedStream().toList();
@@ -97,7 +97,7 @@ public final class JobGuardAutoConfiguration {
 	 * nothing when neither is set or the scope is set empty.
 	 */
 	static String scope(JobGuardProperties settings, Environment environment) {
-		String scope = settings.getScope();
+		String scope = settings.scope();
 		String from = "lockstep.job-guard.scope";
 		if (scope == null) {
 			scope = environment.getProperty("spring.application.name");

@@ -48,14 +48,14 @@ public final class SerialQueueAutoConfiguration {
 			ObjectProvider<LockstepInstanceId> instanceId) {
 		RedisSerialQueue queue = new RedisSerialQueue(connectionFactory,
 				jsonMapper.getIfAvailable(() -> JsonMapper.builder().findAndAddModules().build()));
-		QueueProperties settings = properties.getQueue();
-		queue.setKeyPrefix(properties.getKeyPrefix());
-		queue.setCommandTimeout(properties.getCommandTimeout());
-		queue.setShutdownTimeout(settings.getShutdownTimeout());
-		queue.setMaxPayloadSize(settings.getMaxPayloadSize());
+		QueueProperties settings = properties.queue();
+		queue.setKeyPrefix(properties.keyPrefix());
+		queue.setCommandTimeout(properties.commandTimeout());
+		queue.setShutdownTimeout(settings.shutdownTimeout());
+		queue.setMaxPayloadSize(settings.maxPayloadSize());
 		queue.setDefaults(settings.defaults());
 		Map<String, QueueSettings> own = new LinkedHashMap<>();
-		settings.getQueues().keySet().forEach((name) -> own.put(name, settings.settings(name)));
+		settings.queues().keySet().forEach((name) -> own.put(name, settings.settings(name)));
 		queue.setQueueSettings(own);
 		queue.setInstanceId(instanceId.getIfAvailable(() -> LockstepInstanceId.of(properties)).value());
 		List<LockListener> all = listeners.orderedStream().toList();
@@ -73,7 +73,7 @@ public final class SerialQueueAutoConfiguration {
 
 		@Bean
 		QueueGauges lockstepQueueGauges(RedisSerialQueue queue, MeterRegistry registry, LockstepProperties properties) {
-			return new QueueGauges(queue, registry, properties.getQueue().getQueues().keySet());
+			return new QueueGauges(queue, registry, properties.queue().queues().keySet());
 		}
 
 	}

@@ -38,9 +38,9 @@ public final class RateLimitAutoConfiguration {
 	@ConditionalOnMissingBean(RateLimiter.class)
 	RedisRateLimiter rateLimiter(RedisConnectionFactory connectionFactory, LockstepProperties properties) {
 		RedisRateLimiter limiter = new RedisRateLimiter(connectionFactory);
-		limiter.setKeyPrefix(properties.getKeyPrefix());
-		limiter.setCommandTimeout(properties.getCommandTimeout());
-		limiter.setWhenUnavailable(properties.getRateLimit().getWhenUnavailable());
+		limiter.setKeyPrefix(properties.keyPrefix());
+		limiter.setCommandTimeout(properties.commandTimeout());
+		limiter.setWhenUnavailable(properties.rateLimit().whenUnavailable());
 		return limiter;
 	}
 
