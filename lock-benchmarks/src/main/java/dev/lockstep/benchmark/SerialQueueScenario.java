@@ -71,7 +71,8 @@ final class SerialQueueScenario implements Scenario {
 	public Definition definition() {
 		return new Definition("G", describe(),
 				List.of(Library.LOCKSTEP, Library.LOCKSTEP_SERIAL_GROUP, Library.REDISSON_FAIR, Library.FIELD_REPORT_QUEUE),
-				List.of(MAKESPAN, VERSUS_IDEAL, COLD_P99, COMMANDS, QueueCostScenario.EMPTY_TAKES, OUT_OF_ORDER, Metric.overlaps()));
+				List.of(MAKESPAN, VERSUS_IDEAL, COLD_P99, COMMANDS, QueueCostScenario.EMPTY_TAKES,
+						QueueCostScenario.WOKEN_MISSES, OUT_OF_ORDER, Metric.overlaps()));
 	}
 
 	@Override
@@ -119,7 +120,7 @@ final class SerialQueueScenario implements Scenario {
 			sendAll(jvms, "stop", "stopped");
 			// the drain check's own reads are not the queue's cost
 			return new QueueMeasurement(start, runs, commands.total() - polls * commandsPerPoll, commands.per(workload.tasks()),
-					QueueDrain.emptyTakes(commands));
+					QueueDrain.emptyTakes(commands), QueueDrain.wokenMisses(commands));
 		}
 		finally {
 			connections.destroy();
