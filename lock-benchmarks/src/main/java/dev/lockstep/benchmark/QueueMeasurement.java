@@ -14,8 +14,8 @@ import org.jspecify.annotations.Nullable;
 record QueueMeasurement(long startMicros, List<QueueTaskRun> runs, long commands, String commandsPerTask,
 		@Nullable Long emptyTakes, @Nullable Long wokenMisses, @Nullable Long redisCpuMicros) {
 
-	QueueMeasurement(long startMicros, List<QueueTaskRun> runs, long commands, String commandsPerTask) {
-		this(startMicros, runs, commands, commandsPerTask, null, null, null);
+	QueueMeasurement(long startMicros, List<QueueTaskRun> runs, long commands, String commandsPerTask, long redisCpuMicros) {
+		this(startMicros, runs, commands, commandsPerTask, null, null, redisCpuMicros);
 	}
 
 	RunResult result(QueueWorkload workload) {

@@ -136,6 +136,7 @@ final class SerialQueueScenario implements Scenario {
 		List<Exception> failures = new java.util.concurrent.CopyOnWriteArrayList<>();
 		try (SerialGroupClient client = SerialGroupClient.connect(library, redis.host(), redis.port())) {
 			CommandCounts before = redis.commandsExecuted();
+			long cpuBefore = redis.cpuMicros();
 			long start = GroupTaskRun.nowMicros();
 			CountDownLatch done = new CountDownLatch(THREADS);
 			for (int t = 0; t < THREADS; t++) {
@@ -168,7 +169,8 @@ final class SerialQueueScenario implements Scenario {
 				throw failures.get(0);
 			}
 			CommandCounts commands = redis.commandsExecuted().since(before);
-			return new QueueMeasurement(start, new ArrayList<>(runs), commands.total(), commands.per(workload.tasks()));
+			return new QueueMeasurement(start, new ArrayList<>(runs), commands.total(), commands.per(workload.tasks()),
+					redis.cpuMicros() - cpuBefore);
 		}
 	}
 
