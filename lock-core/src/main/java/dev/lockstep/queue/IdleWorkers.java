@@ -3,10 +3,9 @@ package dev.lockstep.queue;
 import java.time.Duration;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.Condition;
-import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BooleanSupplier;
 
 import org.jspecify.annotations.Nullable;
@@ -14,9 +13,7 @@ import org.jspecify.annotations.Nullable;
 /**
  * Where one queue's idle workers wait: for a wake-up (a group's next task may start), for the
  * moment the next lease or retry falls due (one timer per due moment), or at most
- * {@link #IDLE_LOOK}, holding at most one wake-up per worker. A wake-up meant for this instance
- * only ({@link #handOff}) is taken only by a worker that waits and has no wake-up yet, so that the
- * instance can tell the others when it has none.
+ * {@link #IDLE_LOOK}, holding at most one wake-up per worker.
  */
 final class IdleWorkers {
 
@@ -25,15 +22,7 @@ final class IdleWorkers {
 
 	private final int concurrency;
 
-	private final ReentrantLock lock = new ReentrantLock();
-
-	private final Condition woken = this.lock.newCondition();
-
-	/** Wake-ups not yet taken by a worker (guarded by {@link #lock}). */
-	private int wakeUps;
-
-	/** Workers waiting now (guarded by {@link #lock}). */
-	private int waiting;
+	private final Semaphore wakeUps = new Semaphore(0);
 
 	private final AtomicLong timedWakeAt = new AtomicLong(Long.MAX_VALUE);
 
@@ -49,13 +38,7 @@ final class IdleWorkers {
 	/** Starts afresh (the workers start, or start again), timed wake-ups on {@code timer}. */
 	void reset(ScheduledExecutorService timer) {
 		this.timer = timer;
-		this.lock.lock();
-		try {
-			this.wakeUps = 0;
-		}
-		finally {
-			this.lock.unlock();
-		}
+		this.wakeUps.drainPermits();
 		this.timedWakeAt.set(Long.MAX_VALUE);
 	}
 
@@ -64,48 +47,14 @@ final class IdleWorkers {
 	 * between an empty take and its wait must not miss it).
 	 */
 	void wake() {
-		this.lock.lock();
-		try {
-			if (this.wakeUps < this.concurrency) {
-				this.wakeUps++;
-				this.woken.signal();
-			}
-		}
-		finally {
-			this.lock.unlock();
-		}
-	}
-
-	/**
-	 * A group's next task may start and this instance was told alone (see {@code :idle} in
-	 * queue-common.lua): wakes a worker that waits and has no wake-up yet; false when none does (then
-	 * the caller tells every instance).
-	 */
-	boolean handOff() {
-		this.lock.lock();
-		try {
-			if (this.waiting <= this.wakeUps) {
-				return false;
-			}
-			this.wakeUps++;
-			this.woken.signal();
-			return true;
-		}
-		finally {
-			this.lock.unlock();
+		if (this.wakeUps.availablePermits() < this.concurrency) {
+			this.wakeUps.release();
 		}
 	}
 
 	/** Every worker wakes (the workers stop). */
 	void wakeAll() {
-		this.lock.lock();
-		try {
-			this.wakeUps += this.concurrency;
-			this.woken.signalAll();
-		}
-		finally {
-			this.lock.unlock();
-		}
+		this.wakeUps.release(this.concurrency);
 	}
 
 	/** Waits for a wake-up, for {@code dueMillis} (when a lease or retry falls due; -1: none) or {@link #IDLE_LOOK}. */
@@ -118,23 +67,11 @@ final class IdleWorkers {
 		if (dueMillis >= 0) {
 			scheduleWake(dueMillis);
 		}
-		this.lock.lock();
-		this.waiting++;
 		try {
-			long left = maxWaitNanos;
-			while (this.wakeUps == 0 && left > 0) {
-				left = this.woken.awaitNanos(left);
-			}
-			if (this.wakeUps > 0) {
-				this.wakeUps--;
-			}
+			this.wakeUps.tryAcquire(Math.max(0, maxWaitNanos), TimeUnit.NANOSECONDS);
 		}
 		catch (InterruptedException ex) {
 			// stopping: the worker's loop ends
-		}
-		finally {
-			this.waiting--;
-			this.lock.unlock();
 		}
 	}
 
@@ -178,7 +115,7 @@ final class IdleWorkers {
 			this.timer.schedule(() -> {
 				this.timedWakeAt.compareAndSet(at, Long.MAX_VALUE);
 				this.timedWakes.incrementAndGet();
-				wake();
+				this.wakeUps.release();
 			}, dueMillis + 5, TimeUnit.MILLISECONDS);
 		}
 	}

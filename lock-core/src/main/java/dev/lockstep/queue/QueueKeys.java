@@ -15,15 +15,6 @@ record QueueKeys(String queue, String base, String channel) {
 		return new QueueKeys(queue, keyPrefix + "{queue:" + queue + "}", keyPrefix + "queue-wake:" + queue);
 	}
 
-	/**
-	 * The channel that tells instance {@code instanceId} alone that a group's next task may start
-	 * (see {@code :idle} in queue-common.lua); instance ids hold no ':', so it names one queue.
-	 */
-	String channelTo(String instanceId) {
-		String prefix = this.channel.substring(0, this.channel.length() - ("queue-wake:" + this.queue).length());
-		return prefix + "queue-wake-to:" + instanceId + ":" + this.queue;
-	}
-
 	List<String> forScripts() {
 		return List.of(this.base);
 	}

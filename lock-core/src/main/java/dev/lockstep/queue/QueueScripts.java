@@ -23,7 +23,7 @@ final class QueueScripts extends FeatureScripts {
 		.returning(ScriptOutputType.MULTI, "queue-submit.lua", "queue-take.lua", "queue-renew.lua",
 				"queue-finish.lua", "queue-reclaim.lua", "queue-view.lua")
 		.returning(ScriptOutputType.INTEGER, "queue-fail.lua", "queue-release.lua", "queue-redrive.lua",
-				"queue-discard.lua", "queue-pause.lua", "queue-resume.lua", "queue-wake.lua")
+				"queue-discard.lua", "queue-pause.lua", "queue-resume.lua")
 		.returning(ScriptOutputType.VALUE, "queue-untake.lua");
 
 	/**
@@ -74,22 +74,8 @@ final class QueueScripts extends FeatureScripts {
 		long sent = System.nanoTime();
 		return this.<List<Object>>run("queue-take.lua", keys.forScripts(), List.of(owner, Long.toString(leaseTime.toMillis()),
 				Integer.toString(maxAttempts), keys.channel(), sweep ? "1" : "0", Long.toString(IDLE_MARK.toMillis()),
-				woken ? "1" : "0", aloneChannel(keys, owner)))
+				woken ? "1" : "0"))
 			.thenApply((reply) -> Taken.of(keys.queue(), owner, reply, sent));
-	}
-
-	/**
-	 * The channel that tells the instance of {@code owner} alone (see {@link TakeOwners}: the owner id
-	 * starts with the instance id and a ':').
-	 */
-	private static String aloneChannel(QueueKeys keys, String owner) {
-		int end = owner.indexOf(':');
-		return keys.channelTo((end > 0) ? owner.substring(0, end) : owner);
-	}
-
-	/** Tells every instance's idle workers that a group's next task may start (queue-wake.lua). */
-	CompletableFuture<Long> wakeAll(QueueKeys keys) {
-		return run("queue-wake.lua", keys.forScripts(), List.of(keys.channel()));
 	}
 
 	/**
@@ -141,8 +127,7 @@ final class QueueScripts extends FeatureScripts {
 		long sent = System.nanoTime();
 		return this.<List<Object>>run("queue-finish.lua", keys.forScripts(), List.of(id, owner, Long.toString(keep.toMillis()),
 				keys.channel(), (nextOwner != null) ? nextOwner : "", Long.toString(settings.leaseTime().toMillis()),
-				Integer.toString(settings.maxAttempts()), sweep ? "1" : "0", Long.toString(IDLE_MARK.toMillis()),
-				(nextOwner != null) ? aloneChannel(keys, nextOwner) : ""))
+				Integer.toString(settings.maxAttempts()), sweep ? "1" : "0", Long.toString(IDLE_MARK.toMillis())))
 			.thenApply((reply) -> new Finished((Long) reply.get(0) == 1L,
 					Taken.of(keys.queue(), (nextOwner != null) ? nextOwner : "", (List<Object>) reply.get(1), sent)));
 	}

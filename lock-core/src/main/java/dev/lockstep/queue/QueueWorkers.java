@@ -304,13 +304,6 @@ final class QueueWorkers {
 		this.idle.wake();
 	}
 
-	/** As {@link #wake}, told to this instance alone: with no worker waiting, every instance is told. */
-	void wakeAlone() {
-		if (!this.idle.handOff()) {
-			this.scripts.wakeAll(this.keys);
-		}
-	}
-
 	/** From now on no task is taken; idle workers wake and end. */
 	void refuseNew() {
 		this.stopping = true;

@@ -192,7 +192,6 @@ public class RedisSerialQueue implements SerialQueue, SerialQueueRegistry, Smart
 		this.workers.put(queue, added);
 		if (this.running) {
 			this.wakeUps.listen(keys.channel(), (message, pattern) -> added.wake());
-			this.wakeUps.listen(keys.channelTo(this.instanceId), (message, pattern) -> added.wakeAlone());
 			this.wakeUps.start(Duration.ZERO);
 			added.start(this.timer);
 		}
@@ -339,11 +338,7 @@ public class RedisSerialQueue implements SerialQueue, SerialQueueRegistry, Smart
 		// a message on a queue's channel says that a group's next task may start: it wakes one idle worker
 		WakeUpSubscription subscription = new WakeUpSubscription(this.connectionFactory, "lockstep-queue-wake-ups",
 				"idle workers look every " + IdleWorkers.IDLE_LOOK);
-		this.workers.values().forEach((queue) -> {
-			subscription.listen(queue.keys().channel(), (message, pattern) -> queue.wake());
-			// told alone: the worker that went idle last is this instance's (see :idle in queue-common.lua)
-			subscription.listen(queue.keys().channelTo(this.instanceId), (message, pattern) -> queue.wakeAlone());
-		});
+		this.workers.values().forEach((queue) -> subscription.listen(queue.keys().channel(), (message, pattern) -> queue.wake()));
 		if (!this.workers.isEmpty()) {
 			subscription.start(this.commandTimeout);
 		}

@@ -21,13 +21,10 @@
 --             nothing; leases and retries falling due are still handled); '~paused-groups' = how
 --             many groups are paused (no field at zero), so that readying a group looks it up in
 --             :paused only while some group is paused
---   :idle     while a worker may be waiting idle, the wake-up channel of its instance alone ('1'
---             from earlier versions): a take that finds nothing sets it to expire after the longest
---             an idle worker waits before it looks again, so that a finish or a submit wakes a worker
---             only while one may be idle, rather than with every task, and tells that instance
---             alone; an instance with no worker waiting tells every instance (the queue's channel,
---             queue-wake.lua), and so does the script when no client listens on the instance's
---             channel
+--   :idle     '1' while a worker may be waiting idle: a take that finds nothing sets it to expire
+--             after the longest an idle worker waits before it looks again, so that a finish or a
+--             submit wakes the workers (PUBLISH, which every instance hears) only while one may be
+--             idle, rather than with every task
 --   :paused   set of paused groups (see queue-pause.lua): their tasks keep their order, no worker
 --             starts one until the group is resumed
 --   :held     list of paused groups whose next task could start (a paused group's place instead
@@ -84,19 +81,11 @@ local function make_ready(group, channel, front, pauses)
   return waiting
 end
 
--- Wakes a worker if one may be idle (see :idle): tells the instance of the worker that went idle
--- last, or every instance (`channel`) when none listens on that instance's channel.
+-- Wakes the idle workers if a worker may be idle (see :idle).
 local function wake_if_idle(channel)
-  local idle = redis.call('GET', base .. ':idle')
-  if idle and (idle == '1' or redis.call('PUBLISH', idle, '') == 0) then
+  if redis.call('EXISTS', base .. ':idle') == 1 then
     redis.call('PUBLISH', channel, '')
   end
-end
-
--- Marks that the worker of a take that found nothing may wait idle for up to `idle_ms`, naming
--- its instance's wake-up channel `alone` (see :idle).
-local function mark_idle(alone, idle_ms)
-  redis.call('SET', base .. ':idle', alone, 'PX', idle_ms)
 end
 
 -- A task leaves its group (done or dead): the group's next task, if any, may start.
@@ -324,14 +313,14 @@ end
 
 -- A take (queue-take.lua, and the take in the same step as a finish): see take_from; `sweeping`
 -- true handles the leases and retries that fell due first. A take that starts nothing marks that
--- its worker may wait idle for up to `idle_ms` from now, on its instance's channel `alone` (see :idle).
-local function take_next(owner, lease_ms, max_attempts, channel, sweeping, now, now_us, idle_ms, alone)
+-- its worker may wait idle for up to `idle_ms` from now (see :idle).
+local function take_next(owner, lease_ms, max_attempts, channel, sweeping, now, now_us, idle_ms)
   if sweeping then
     sweep(now, max_attempts, channel)
   end
   local taken = take_from(owner, lease_ms, max_attempts, channel, sweeping, take_state(owner), now, now_us, nil)
   if taken[1] == 0 then
-    mark_idle(alone, idle_ms)
+    redis.call('SET', base .. ':idle', '1', 'PX', idle_ms)
   end
   return taken
 end

@@ -4,8 +4,7 @@
 -- ARGV[1] task id, ARGV[2] owner id, ARGV[3] ms to keep the record, ARGV[4] wake-up channel,
 -- ARGV[5] next owner id ('' to take nothing), ARGV[6] lease ms, ARGV[7] max attempts,
 -- ARGV[8] '1' for the take to handle the leases and retries that fell due first, else '0', ARGV[9]
--- ms an idle worker waits at most before it looks again, and more (see :idle in queue-common.lua),
--- ARGV[10] the wake-up channel of the worker's instance alone (see :idle)
+-- ms an idle worker waits at most before it looks again, and more (see :idle in queue-common.lua)
 -- Returns {1, take reply} ({1, {0, -1}} when nothing was to be taken), or {0, {0, -1}} when the task
 -- is no longer this owner's (its lease ran out and it was given back): then nothing is taken. The
 -- same finish sent again once it was recorded (its reply lost) changes nothing and answers 1 with
@@ -22,7 +21,7 @@ local held = end_of(holder, recorded, owner, 'finish')
 local now, now_us = clock()
 if held ~= 'holds' then
   if held and taking then
-    return {1, (take_next(ARGV[5], ARGV[6], ARGV[7], channel, sweeping, now, now_us, ARGV[9], ARGV[10]))}
+    return {1, (take_next(ARGV[5], ARGV[6], ARGV[7], channel, sweeping, now, now_us, ARGV[9]))}
   end
   return {held and 1 or 0, {0, -1}}
 end
@@ -52,7 +51,7 @@ if goes_on then
 end
 local taken, left = take_from(ARGV[5], ARGV[6], ARGV[7], channel, sweeping, state, now, now_us, waiting)
 if taken[1] == 0 then
-  mark_idle(ARGV[10], ARGV[9])
+  redis.call('SET', base .. ':idle', '1', 'PX', ARGV[9])
 else
   if left == nil then
     left = redis.call('LLEN', base .. ':ready')
