@@ -36,6 +36,7 @@ final class FieldReportQueue {
 			String list = SerialQueueScenario.KEY_PREFIX + name + ":queue";
 			String queueLock = SerialQueueScenario.KEY_PREFIX + name + ":queue-lock";
 			CommandCounts before = redis.commandsExecuted();
+			long cpuBefore = redis.cpuMicros();
 			long start = GroupTaskRun.nowMicros();
 			List<String> messages = new ArrayList<>();
 			for (QueueTask task : workload.arrivals()) {
@@ -94,9 +95,10 @@ final class FieldReportQueue {
 				throw new IllegalStateException("Field report 1's workers did not stop");
 			}
 			CommandCounts commands = redis.commandsExecuted().since(before);
+			long cpu = redis.cpuMicros() - cpuBefore;
 			List<QueueTaskRun> finished = new ArrayList<>(runs);
 			template.delete(List.of(list, queueLock));
-			return new QueueMeasurement(start, finished, commands.total(), commands.per(Math.max(1, finished.size())));
+			return new QueueMeasurement(start, finished, commands.total(), commands.per(Math.max(1, finished.size())), cpu);
 		}
 		finally {
 			connections.destroy();

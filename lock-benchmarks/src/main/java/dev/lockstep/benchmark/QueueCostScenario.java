@@ -44,6 +44,9 @@ final class QueueCostScenario implements Scenario {
 
 	static final Metric EMPTY_TAKES = Metric.cost("takes that found nothing/task").onlyLockstep();
 
+	/** Wake-ups wasted: a woken worker's take that found no group waiting (another worker took it first). */
+	static final Metric WOKEN_MISSES = Metric.cost("woken takes that found nothing/task").onlyLockstep();
+
 	static final Metric OUT_OF_ORDER = Metric.count("tasks out of group order").onlyLockstep();
 
 	private static final JsonMapper JSON = JsonMapper.builder().build();

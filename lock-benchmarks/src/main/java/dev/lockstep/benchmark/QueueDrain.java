@@ -133,6 +133,18 @@ final class QueueDrain {
 		return commands.byName().getOrDefault("zrange", 0L) / 2;
 	}
 
+	/**
+	 * The takes of woken workers that found no group waiting (wake-ups wasted: another worker took
+	 * the group first, or another instance's worker did). Every take pops {@code :ready} once
+	 * (LPOP) and every start counts the queued tasks down once (DECR), so what pops and neither
+	 * starts nor is an empty take ({@link #emptyTakes}) is a woken take that started nothing; exact
+	 * while no group waits for a worker without a task to start, as in these scenarios.
+	 */
+	static long wokenMisses(CommandCounts commands) {
+		Map<String, Long> counts = commands.byName();
+		return Math.max(0, counts.getOrDefault("lpop", 0L) - counts.getOrDefault("decr", 0L) - emptyTakes(commands));
+	}
+
 	/** Submits from 16 threads; each group's tasks from one thread, in sequence order. */
 	static void submit(RedisSerialQueue submitter, String queue, int tasks, int groups) throws InterruptedException {
 		Thread[] threads = new Thread[SUBMIT_THREADS];

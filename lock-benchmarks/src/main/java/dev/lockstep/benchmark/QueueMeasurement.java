@@ -12,10 +12,10 @@ import org.jspecify.annotations.Nullable;
 
 /** What one run showed: its start, its task runs and the Redis commands it cost. */
 record QueueMeasurement(long startMicros, List<QueueTaskRun> runs, long commands, String commandsPerTask,
-		@Nullable Long emptyTakes) {
+		@Nullable Long emptyTakes, @Nullable Long wokenMisses, @Nullable Long redisCpuMicros) {
 
-	QueueMeasurement(long startMicros, List<QueueTaskRun> runs, long commands, String commandsPerTask) {
-		this(startMicros, runs, commands, commandsPerTask, null);
+	QueueMeasurement(long startMicros, List<QueueTaskRun> runs, long commands, String commandsPerTask, long redisCpuMicros) {
+		this(startMicros, runs, commands, commandsPerTask, null, null, redisCpuMicros);
 	}
 
 	RunResult result(QueueWorkload workload) {
@@ -61,6 +61,12 @@ record QueueMeasurement(long startMicros, List<QueueTaskRun> runs, long commands
 		RunResult result = new RunResult();
 		if (this.emptyTakes != null) {
 			result.with(QueueCostScenario.EMPTY_TAKES.name(), (double) this.emptyTakes / Math.max(1, runs().size()));
+		}
+		if (this.redisCpuMicros != null) {
+			result.with(QueueCostScenario.CPU.name(), (double) this.redisCpuMicros / Math.max(1, runs().size()));
+		}
+		if (this.wokenMisses != null) {
+			result.with(QueueCostScenario.WOKEN_MISSES.name(), (double) this.wokenMisses / Math.max(1, runs().size()));
 		}
 		return result.with(SerialQueueScenario.MAKESPAN.name(), makespan / 1000.0)
 			.with(SerialQueueScenario.VERSUS_IDEAL.name(), (double) makespan / workload.idealMicros())

@@ -26,7 +26,7 @@ import dev.lockstep.queue.RedisSerialQueue;
  * Redis list, a global queue lock taken with SET NX, a scan from the oldest message for one whose
  * group lock is free, 800 ms sleeps when the queue lock is busy or nothing is free; stopped after a
  * minute, its makespan then projected). Measures the makespan against the ideal (the hot group's
- * 4 s), how long cold tasks waited to start, and Redis commands per task.
+ * 4 s), how long cold tasks waited to start, and Redis commands and CPU per task.
  */
 final class SerialQueueScenario implements Scenario {
 
@@ -71,7 +71,8 @@ final class SerialQueueScenario implements Scenario {
 	public Definition definition() {
 		return new Definition("G", describe(),
 				List.of(Library.LOCKSTEP, Library.LOCKSTEP_SERIAL_GROUP, Library.REDISSON_FAIR, Library.FIELD_REPORT_QUEUE),
-				List.of(MAKESPAN, VERSUS_IDEAL, COLD_P99, COMMANDS, QueueCostScenario.EMPTY_TAKES, OUT_OF_ORDER, Metric.overlaps()));
+				List.of(MAKESPAN, VERSUS_IDEAL, COLD_P99, COMMANDS, QueueCostScenario.CPU, QueueCostScenario.EMPTY_TAKES,
+						QueueCostScenario.WOKEN_MISSES, OUT_OF_ORDER, Metric.overlaps()));
 	}
 
 	@Override
@@ -108,6 +109,7 @@ final class SerialQueueScenario implements Scenario {
 		try {
 			long commandsPerPoll = QueueDrain.commandsOfOneCheck(redis, submitter, name);
 			CommandCounts before = redis.commandsExecuted();
+			long cpuBefore = redis.cpuMicros();
 			long start = GroupTaskRun.nowMicros();
 			for (QueueTask task : workload.arrivals()) {
 				submitter.submit(name, Integer.toString(task.group()),
@@ -115,11 +117,12 @@ final class SerialQueueScenario implements Scenario {
 			}
 			long polls = QueueDrain.awaitDrained(submitter, name, Duration.ofMinutes(3));
 			CommandCounts commands = redis.commandsExecuted().since(before);
+			long cpu = redis.cpuMicros() - cpuBefore;
 			List<QueueTaskRun> runs = QueueDrain.collectRuns(jvms);
 			sendAll(jvms, "stop", "stopped");
 			// the drain check's own reads are not the queue's cost
 			return new QueueMeasurement(start, runs, commands.total() - polls * commandsPerPoll, commands.per(workload.tasks()),
-					QueueDrain.emptyTakes(commands));
+					QueueDrain.emptyTakes(commands), QueueDrain.wokenMisses(commands), cpu);
 		}
 		finally {
 			connections.destroy();
@@ -133,6 +136,7 @@ final class SerialQueueScenario implements Scenario {
 		List<Exception> failures = new java.util.concurrent.CopyOnWriteArrayList<>();
 		try (SerialGroupClient client = SerialGroupClient.connect(library, redis.host(), redis.port())) {
 			CommandCounts before = redis.commandsExecuted();
+			long cpuBefore = redis.cpuMicros();
 			long start = GroupTaskRun.nowMicros();
 			CountDownLatch done = new CountDownLatch(THREADS);
 			for (int t = 0; t < THREADS; t++) {
@@ -165,7 +169,8 @@ final class SerialQueueScenario implements Scenario {
 				throw failures.get(0);
 			}
 			CommandCounts commands = redis.commandsExecuted().since(before);
-			return new QueueMeasurement(start, new ArrayList<>(runs), commands.total(), commands.per(workload.tasks()));
+			return new QueueMeasurement(start, new ArrayList<>(runs), commands.total(), commands.per(workload.tasks()),
+					redis.cpuMicros() - cpuBefore);
 		}
 	}
 

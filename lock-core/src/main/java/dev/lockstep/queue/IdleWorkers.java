@@ -8,6 +8,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Where one queue's idle workers wait: for a wake-up (a group's next task may start), for the
  * moment the next lease or retry falls due (one timer per due moment), or at most
@@ -75,29 +77,33 @@ final class IdleWorkers {
 
 	/**
 	 * Waits idle after a take that found nothing, until a take may find work: a lease or retry
-	 * falls due ({@code dueMillis}), {@link #IDLE_LOOK} passes, or a wake-up came and {@code claim}
-	 * says this worker is to take. Every instance hears a wake-up and wakes a worker for it, and
-	 * only as many should take as groups wait (queue-probe.lua tells, in a few commands rather than
-	 * a take's seven). The wait never goes past the look-by moment, so the worker looks again
-	 * before the idle mark its take set runs out (see {@link QueueScripts#IDLE_MARK}). True when
-	 * the worker claimed its next take; a claim that fails (Redis) lets the take tell.
+	 * falls due ({@code dueMillis}), {@link #IDLE_LOOK} passes, or a wake-up came and
+	 * {@code wokenTake} started a task. Every instance hears a wake-up and wakes a worker for it,
+	 * and only as many should start a task as groups wait: a woken worker's take (see
+	 * {@link QueueScripts#wokenTake}) starts nothing quietly, in a few commands, when another worker
+	 * took the group first, and the worker waits on. The wait never goes past the look-by moment, so
+	 * the worker looks again before the idle mark its take set runs out (see
+	 * {@link QueueScripts#IDLE_MARK}). Returns what {@code wokenTake} started (non-null), or null
+	 * when the worker is to take as usual (a lease or retry fell due, it is time to look, the
+	 * workers stop, or the woken take failed and saw to its own undoing).
 	 */
-	boolean awaitWorthTaking(long dueMillis, BooleanSupplier stopping, Callable<Boolean> claim) {
+	<T> @Nullable T awaitWork(long dueMillis, BooleanSupplier stopping, Callable<@Nullable T> wokenTake) {
 		long lookBy = System.nanoTime() + IDLE_LOOK.toNanos();
 		long timed = this.timedWakes.get();
 		await(dueMillis, lookBy - System.nanoTime());
 		while (!stopping.getAsBoolean() && this.timedWakes.get() == timed && lookBy - System.nanoTime() > 0) {
 			try {
-				if (claim.call()) {
-					return true;
+				T started = wokenTake.call();
+				if (started != null) {
+					return started;
 				}
 			}
 			catch (Exception ex) {
-				return false;
+				return null;
 			}
 			await(-1, lookBy - System.nanoTime());
 		}
-		return false;
+		return null;
 	}
 
 	/** One timed wake-up per due moment: a worker that learns of an earlier one schedules it. */

@@ -23,7 +23,7 @@ final class QueueScripts extends FeatureScripts {
 		.returning(ScriptOutputType.MULTI, "queue-submit.lua", "queue-take.lua", "queue-renew.lua",
 				"queue-finish.lua", "queue-reclaim.lua", "queue-view.lua")
 		.returning(ScriptOutputType.INTEGER, "queue-fail.lua", "queue-release.lua", "queue-redrive.lua",
-				"queue-discard.lua", "queue-pause.lua", "queue-resume.lua", "queue-probe.lua")
+				"queue-discard.lua", "queue-pause.lua", "queue-resume.lua")
 		.returning(ScriptOutputType.VALUE, "queue-untake.lua");
 
 	/**
@@ -53,9 +53,14 @@ final class QueueScripts extends FeatureScripts {
 		return take(keys, owner, settings.maxAttempts(), settings.leaseTime(), sweep, false);
 	}
 
-	/** As above; {@code claimed}: the worker claimed this take ({@link #claimTake}), and the take gives the claim back. */
-	CompletableFuture<Taken> take(QueueKeys keys, String owner, QueueSettings settings, boolean sweep, boolean claimed) {
-		return take(keys, owner, settings.maxAttempts(), settings.leaseTime(), sweep, claimed);
+	/**
+	 * The take of a worker woken by a wake-up: as above without a sweep, but when no group waits for
+	 * a worker (another worker took it first) or the queue is paused, it starts nothing quietly
+	 * ({@link Taken#NOTHING_WAITED}): it looks for no lease or retry that fell due and leaves the idle
+	 * mark as it was (see woken_take in queue-common.lua).
+	 */
+	CompletableFuture<Taken> wokenTake(QueueKeys keys, String owner, QueueSettings settings) {
+		return take(keys, owner, settings.maxAttempts(), settings.leaseTime(), false, true);
 	}
 
 	/** A take that handles the leases and retries that fell due first. */
@@ -63,13 +68,13 @@ final class QueueScripts extends FeatureScripts {
 		return take(keys, owner, maxAttempts, leaseTime, true, false);
 	}
 
-	/** {@code maxAttempts}: a task whose lease ran out on its last attempt is buried. */
+	/** {@code maxAttempts}: a task whose lease ran out on its last attempt is buried; {@code woken}: see {@link #wokenTake}. */
 	CompletableFuture<Taken> take(QueueKeys keys, String owner, int maxAttempts, Duration leaseTime, boolean sweep,
-			boolean claimed) {
+			boolean woken) {
 		long sent = System.nanoTime();
 		return this.<List<Object>>run("queue-take.lua", keys.forScripts(), List.of(owner, Long.toString(leaseTime.toMillis()),
 				Integer.toString(maxAttempts), keys.channel(), sweep ? "1" : "0", Long.toString(IDLE_MARK.toMillis()),
-				claimed ? "1" : "0"))
+				woken ? "1" : "0"))
 			.thenApply((reply) -> Taken.of(keys.queue(), owner, reply, sent));
 	}
 
@@ -179,15 +184,6 @@ final class QueueScripts extends FeatureScripts {
 	record Paused(boolean queue, List<String> groups) {
 	}
 
-	/**
-	 * Whether an idle worker woken by a wake-up is to take: fewer workers are on their way to take
-	 * than groups wait (queue-probe.lua); it then counts itself, and its take ({@code claimed} true)
-	 * gives the claim back.
-	 */
-	CompletableFuture<Boolean> claimTake(QueueKeys keys) {
-		return this.<Long>run("queue-probe.lua", keys.forScripts(), List.of()).thenApply((answer) -> answer == 1L);
-	}
-
 	/** {queued, running, dead, groups waiting}. */
 	CompletableFuture<List<Long>> stats(QueueKeys keys) {
 		return run("queue-view.lua", keys.forScripts(), List.of("stats"));
@@ -235,9 +231,12 @@ final class QueueScripts extends FeatureScripts {
 
 	/**
 	 * What a take gave: a started task, or none and the milliseconds until a lease or retry falls
-	 * due ({@code -1}: none).
+	 * due ({@code -1}: none; {@link #NOTHING_WAITED}: a woken worker's take that started nothing).
 	 */
 	record Taken(@Nullable Started task, long nextDueMillis) {
+
+		/** {@link #nextDueMillis} of a woken worker's take that found no group waiting: it did not look. */
+		static final long NOTHING_WAITED = -2;
 
 		/** {@code sentNanos}: when the take was sent ({@link System#nanoTime()}); its lease counts from then. */
 		static Taken of(String queue, String owner, List<Object> reply, long sentNanos) {

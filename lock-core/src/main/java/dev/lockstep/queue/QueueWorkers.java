@@ -27,8 +27,8 @@ import dev.lockstep.internal.redis.ReplyWait;
  * The workers of one queue on this instance: {@code concurrency} threads that each take a task
  * (queue-take.lua), run it with the handler and end it (finish, fail or release, sent again while
  * Redis fails), and the shutdown that gives back what still runs. The running tasks' leases are
- * renewed by {@link LeaseRenewals}, idle workers wait in {@link IdleWorkers}, and owner ids and the
- * undoing of takes never begun are {@link TakeOwners}'.
+ * renewed by {@link LeaseRenewals}, idle workers wait in {@link IdleWorkers}, and owner ids, the
+ * takes of woken workers and the undoing of takes never begun are {@link TakeOwners}'.
  */
 final class QueueWorkers {
 
@@ -138,17 +138,13 @@ final class QueueWorkers {
 
 	private void workUntilStopped() {
 		QueueScripts.Taken next = null;
-		// whether the next take was claimed by a worker woken by a wake-up (see IdleWorkers#awaitWorthTaking)
-		boolean claimed = false;
 		while (!this.stopping || (next != null && next.task() != null)) {
 			QueueScripts.Taken taken = next;
 			next = null;
 			if (taken == null) {
 				String owner = this.owners.next();
 				try {
-					boolean claim = claimed;
-					claimed = false;
-					taken = await(this.scripts.take(this.keys, owner, this.settings, this.sweeps.due(), claim));
+					taken = await(this.scripts.take(this.keys, owner, this.settings, this.sweeps.due()));
 					if (this.redisFailing) {
 						this.redisFailing = false;
 						logger.info("Queue '{}' reaches Redis again; its workers take tasks", this.keys.queue());
@@ -172,8 +168,8 @@ final class QueueWorkers {
 			QueueScripts.Started task = taken.task();
 			if (task == null) {
 				if (!this.stopping) {
-					claimed = this.idle.awaitWorthTaking(taken.nextDueMillis(), () -> this.stopping,
-							() -> await(this.scripts.claimTake(this.keys)));
+					next = this.idle.awaitWork(taken.nextDueMillis(), () -> this.stopping,
+							() -> this.owners.wokenTake(this.settings, this.replies));
 				}
 			}
 			else if (this.stopping) {

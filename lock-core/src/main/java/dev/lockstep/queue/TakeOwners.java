@@ -1,18 +1,23 @@
 package dev.lockstep.queue;
 
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+
+import dev.lockstep.internal.redis.ReplyWait;
 
 /**
  * The owner ids of one queue's takes on this instance, one per take:
  * {@code <instance id>:<run>:<sequence>}, the run four random base-36 characters drawn at each
  * start, so that a restarted instance with the same id (its sequence counting from 1 again) never
  * reuses an owner id of its earlier run, and the instance id (which holds no ':') can be read back;
- * and the giving back of takes whose task never began. Neither give-back is awaited: if Redis
- * cannot be reached, the tasks' leases run out as before.
+ * the takes of workers woken by a wake-up; and the giving back of takes whose task never began.
+ * Neither give-back is awaited: if Redis cannot be reached, the tasks' leases run out as before.
  */
 final class TakeOwners {
 
@@ -57,6 +62,24 @@ final class TakeOwners {
 	/** The owner id of a new take in this run. */
 	String next() {
 		return this.prefix + SEQUENCE.incrementAndGet();
+	}
+
+	/**
+	 * The take of a worker woken by a wake-up ({@link QueueScripts#wokenTake}): the task it started,
+	 * or null when no group waited (another worker took it first) or the queue is paused. A reply
+	 * lost is undone, as for any take, and thrown.
+	 */
+	QueueScripts.@Nullable Taken wokenTake(QueueSettings settings, ReplyWait replies)
+			throws InterruptedException, ExecutionException, TimeoutException {
+		String owner = next();
+		try {
+			QueueScripts.Taken taken = replies.get(this.scripts.wokenTake(this.keys, owner, settings));
+			return (taken.task() != null) ? taken : null;
+		}
+		catch (InterruptedException | ExecutionException | TimeoutException ex) {
+			undo(owner, "its worker never heard");
+			throw ex;
+		}
 	}
 
 	/**

@@ -25,8 +25,6 @@
 --             after the longest an idle worker waits before it looks again, so that a finish or a
 --             submit wakes the workers (PUBLISH, which every instance hears) only while one may be
 --             idle, rather than with every task
---   :claims   how many workers woken by a wake-up are on their way to take (see queue-probe.lua),
---             expiring 2 s after the first
 --   :paused   set of paused groups (see queue-pause.lua): their tasks keep their order, no worker
 --             starts one until the group is resumed
 --   :held     list of paused groups whose next task could start (a paused group's place instead
@@ -183,14 +181,6 @@ local function abandon(id, why, now, max_attempts, channel)
   end
 end
 
--- A take by a worker that claimed its way to it (queue-probe.lua) gives its claim back.
-local function claimed_take()
-  local claims = base .. ':claims'
-  if redis.call('GET', claims) and redis.call('DECR', claims) <= 0 then
-    redis.call('DEL', claims)
-  end
-end
-
 -- Gives back the running tasks whose lease ran out (buried instead when that was their last
 -- attempt) and readies the groups whose retry is due, up to 16 of each.
 local function sweep(now, max_attempts, channel)
@@ -296,6 +286,29 @@ local function take_from(owner, lease_ms, max_attempts, channel, swept, state, n
     return take_from(owner, lease_ms, max_attempts, channel, true, take_state(owner), now, now_us, nil)
   end
   return {0, due}, 0
+end
+
+-- A take by a worker woken by a wake-up (queue-take.lua): every instance hears a wake-up and wakes
+-- a worker for it, and as many should start a task as groups wait, not more. So it starts the next
+-- task of the group that has waited longest, as take_from does, but when no group waits (another
+-- worker took it first) or the queue is paused it starts nothing quietly: no clock, no look for
+-- leases or retries that fell due, no idle mark (the worker waits on as it was, its timers and its
+-- idle mark set by the take that found nothing before). Returns take_from's reply, or {0, -2}
+-- when it started nothing. Sent again under the same owner id, it answers as the first did.
+local function woken_take(owner, lease_ms)
+  local state = take_state(owner)
+  if state.again then
+    return started_again(state.again, now_ms())
+  end
+  if state.halted then
+    return {0, -2}
+  end
+  local id, group = pop_ready(nil)
+  if not id then
+    return {0, -2}
+  end
+  local now, now_us = clock()
+  return (start(id, group, owner, lease_ms, now, now_us))
 end
 
 -- A take (queue-take.lua, and the take in the same step as a finish): see take_from; `sweeping`

@@ -52,6 +52,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * started, its attempt and fencing token unchanged, and every running task is owned by the take
  * its worker heard of (none waits out a lease it never ran under); fencing tokens increase with
  * every start within a group;</li>
+ * <li>a third of the takes are a woken worker's (no sweep): they start the head of the group that
+ * waited longest, or, when no group waits or the queue is paused, nothing, quietly, leaving the
+ * groups waiting, leases, retries and idle mark as they were;</li>
  * <li>pauses and resumes of the queue and of groups, at random: no take starts a task of a paused
  * group or of a paused queue; a paused group is never among the groups waiting for a worker but
  * waits aside (once), and goes on in order when resumed; the pause view shows what was paused.</li>
@@ -190,27 +193,24 @@ class QueueProtocolRandomTests {
 			long lease = random.nextBoolean() ? 1 : 60_000;
 			// the workers ask a take to handle the leases and retries that fell due now and then, not every time
 			boolean sweep = random.nextBoolean();
-			// a worker woken by a wake-up asks first whether to take, and its take gives the claim back
-			boolean claimed = false;
-			if (random.nextInt(3) == 0) {
-				long waiting = this.template.opsForList().size(this.keys.base() + ":ready");
-				String claimsBefore = this.template.opsForValue().get(this.keys.base() + ":claims");
-				claimed = get(this.scripts.claimTake(this.keys));
-				long claims = (claimsBefore == null) ? 0 : Long.parseLong(claimsBefore);
-				assertThat(claimed).as("a claim while " + claims + " claim(s) for " + waiting + " group(s) waiting")
-					.isEqualTo(claims < waiting);
-				if (!claimed) {
-					return "no claim, " + waiting + " waiting, " + claims + " claimed";
-				}
+			// a worker woken by a wake-up takes without a sweep, and starts nothing quietly when no group waits
+			boolean woken = random.nextInt(3) == 0;
+			String base = this.keys.base();
+			List<String> readyBefore = this.template.opsForList().range(base + ":ready", 0, -1);
+			Long idleBefore = this.template.getExpire(base + ":idle", TimeUnit.MILLISECONDS);
+			Set<String> runningBefore = this.template.opsForZSet().range(base + ":running", 0, -1);
+			Set<String> delayedBefore = this.template.opsForZSet().range(base + ":delayed", 0, -1);
+			QueueScripts.Taken taken = get(this.scripts.take(this.keys, owner, MAX_ATTEMPTS, Duration.ofMillis(lease),
+					sweep && !woken, woken));
+			if (woken) {
+				checkWokenTake(taken, readyBefore, idleBefore, runningBefore, delayedBefore);
 			}
-			QueueScripts.Taken taken = get(this.scripts.take(this.keys, owner, MAX_ATTEMPTS, Duration.ofMillis(lease), sweep,
-					claimed));
 			boolean sentTwice = random.nextInt(4) == 0;
 			if (sentTwice) {
 				// the client sent the take again after a reconnect; its worker hears only the second reply
 				QueueScripts.Taken first = taken;
-				taken = get(this.scripts.take(this.keys, owner, MAX_ATTEMPTS, Duration.ofMillis(lease), random.nextBoolean(),
-						claimed));
+				taken = get(this.scripts.take(this.keys, owner, MAX_ATTEMPTS, Duration.ofMillis(lease),
+						random.nextBoolean() && !woken, woken));
 				if (first.task() != null && lease > 1) {
 					assertThat(taken.task()).as("a take sent again answers the task the first started").isNotNull();
 					assertThat(taken.task().id()).isEqualTo(first.task().id());
@@ -218,7 +218,7 @@ class QueueProtocolRandomTests {
 					assertThat(taken.task().fencingToken()).as("and its token as the first").isEqualTo(first.task().fencingToken());
 				}
 			}
-			if (taken.task() == null) {
+			if (taken.task() == null && !woken) {
 				// a worker that found nothing may wait idle: submits and finishes wake the workers while it may
 				assertThat(this.template.getExpire(this.keys.base() + ":idle", TimeUnit.MILLISECONDS))
 					.as("the idle mark after a take that found nothing")
@@ -234,7 +234,7 @@ class QueueProtocolRandomTests {
 					Thread.sleep(2);
 				}
 			}
-			return "take by " + owner + " lease " + lease + (sentTwice ? " sent twice" : "") + ": "
+			return (woken ? "woken take by " : "take by ") + owner + " lease " + lease + (sentTwice ? " sent twice" : "") + ": "
 					+ ((taken.task() != null) ? taken.task().id() : "none");
 		}
 		if (this.held.isEmpty()) {
@@ -409,11 +409,6 @@ class QueueProtocolRandomTests {
 			assertThat(owners.get(owner)).as("the owners index names running task " + id).isEqualTo(id);
 		}
 		assertThat(owners).as("the owners index holds the running tasks' owners only").hasSize(running.size());
-		String claims = this.template.opsForValue().get(base + ":claims");
-		if (claims != null) {
-			assertThat(Long.parseLong(claims)).as("claims on their way to a take, when any").isPositive();
-			assertThat(this.template.getExpire(base + ":claims", TimeUnit.MILLISECONDS)).as("claims expire").isBetween(1L, 2000L);
-		}
 		String counted = this.template.opsForValue().get(base + ":queued");
 		assertThat((counted == null) ? 0 : Long.parseLong(counted)).as("queued count").isEqualTo(queued);
 		assertThat(counted).as("a queued count of zero is no key").isNotEqualTo("0");
@@ -500,6 +495,32 @@ class QueueProtocolRandomTests {
 			this.pausedGroups.remove(group);
 		}
 		return (pause ? "pause " : "resume ") + ((group == null) ? "the queue" : group);
+	}
+
+	/**
+	 * A woken worker's take starts the head task of the group that waited longest, as any take; when
+	 * no group waits or the queue is paused it starts nothing quietly: it answers
+	 * {@link QueueScripts.Taken#NOTHING_WAITED}, and leaves the groups waiting, the leases, the
+	 * retries and the idle mark as they were (no look for what fell due, no idle mark set).
+	 */
+	private void checkWokenTake(QueueScripts.Taken taken, List<String> readyBefore, Long idleBefore, Set<String> runningBefore,
+			Set<String> delayedBefore) {
+		String base = this.keys.base();
+		if (taken.task() == null) {
+			assertThat(this.queuePaused || readyBefore.isEmpty())
+				.as("a woken take starts nothing only when no group waits (" + readyBefore + ") or the queue is paused")
+				.isTrue();
+			assertThat(taken.nextDueMillis()).as("and says so, quietly").isEqualTo(QueueScripts.Taken.NOTHING_WAITED);
+			assertThat(this.template.opsForList().range(base + ":ready", 0, -1)).as("groups waiting").isEqualTo(readyBefore);
+			assertThat(this.template.opsForZSet().range(base + ":running", 0, -1)).as("leases, none swept").isEqualTo(runningBefore);
+			assertThat(this.template.opsForZSet().range(base + ":delayed", 0, -1)).as("retries, none swept").isEqualTo(delayedBefore);
+			Long idleAfter = this.template.getExpire(base + ":idle", TimeUnit.MILLISECONDS);
+			assertThat(idleAfter).as("the idle mark left as it was (" + idleBefore + " ms)").isLessThanOrEqualTo(idleBefore);
+		}
+		else if (this.held.get(taken.task().id()) == null) {
+			assertThat(readyBefore).as("groups waiting before a woken take started " + taken.task().id()).isNotEmpty();
+			assertThat(taken.task().group()).as("a woken take starts the group that waited longest").isEqualTo(readyBefore.get(0));
+		}
 	}
 
 	/** No take starts a task of a paused queue or group. */
