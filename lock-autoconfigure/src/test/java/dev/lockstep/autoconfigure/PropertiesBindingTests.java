@@ -11,8 +11,10 @@ import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.context.properties.source.MapConfigurationPropertySource;
 import org.springframework.boot.json.JsonParserFactory;
 import org.springframework.core.io.ClassPathResource;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import dev.lockstep.autoconfigure.web.LockstepWebProperties;
+import dev.lockstep.lock.RedisLockService;
 import dev.lockstep.queue.QueueSettings;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -56,6 +58,21 @@ class PropertiesBindingTests {
 		assertThat(defaults.keyPrefix()).isEqualTo("lockstep:");
 		assertThat(defaults.instanceId()).isNull();
 		assertThat(defaults.queue().queues()).isEmpty();
+	}
+
+	/**
+	 * The defaults written in the properties are the ones lock-core's services start with, so that a
+	 * service built without Boot behaves as the auto-configured one: lock-core has no Boot, so each
+	 * is written once on each side, and this keeps the two from drifting apart.
+	 */
+	@Test
+	void theDefaultsAreTheCoreServicesOwn() {
+		LockstepProperties defaults = bind(Map.of());
+		assertThat(defaults.queue().settings("any")).as("lockstep.queue.* against QueueSettings.DEFAULTS")
+			.isEqualTo(QueueSettings.DEFAULTS);
+		RedisLockService service = new RedisLockService(new LettuceConnectionFactory());
+		assertThat(defaults.lock().leaseTime()).as("lockstep.lock.lease-time").isEqualTo(service.getLeaseTime());
+		assertThat(defaults.keyPrefix()).as("lockstep.key-prefix").isEqualTo(service.getKeyPrefix());
 	}
 
 	@Test
