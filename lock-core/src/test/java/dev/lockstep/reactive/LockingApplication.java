@@ -2,16 +2,12 @@ package dev.lockstep.reactive;
 
 import java.time.Duration;
 
-import org.springframework.aop.framework.autoproxy.InfrastructureAdvisorAutoProxyCreator;
-import org.springframework.beans.factory.ObjectProvider;
-import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.context.annotation.AnnotationConfigApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
-import org.springframework.context.annotation.Role;
+import org.springframework.context.annotation.Import;
 
-import dev.lockstep.LockService;
-import dev.lockstep.aop.LockAnnotationAdvisor;
+import dev.lockstep.aop.LockAnnotationProxies;
 import dev.lockstep.lock.RedisFixture;
 import dev.lockstep.lock.RedisLockService;
 
@@ -20,6 +16,7 @@ import dev.lockstep.lock.RedisLockService;
  * Redis and key prefix, the annotations' advisor and a class-proxying auto-proxy creator.
  */
 @Configuration(proxyBeanMethods = false)
+@Import(LockAnnotationProxies.class)
 class LockingApplication {
 
 	/** A started context of {@code beans} on the test's Redis and key prefix; extra singletons first. */
@@ -40,19 +37,6 @@ class LockingApplication {
 		service.setKeyPrefix(redis.prefix());
 		service.setShutdownTimeout(Duration.ZERO);
 		return service;
-	}
-
-	@Bean
-	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
-	static LockAnnotationAdvisor lockAnnotationAdvisor(ObjectProvider<LockService> lockService) {
-		return new LockAnnotationAdvisor(lockService, Duration.ofSeconds(5), Duration.ofSeconds(60));
-	}
-
-	@Bean
-	static InfrastructureAdvisorAutoProxyCreator autoProxyCreator() {
-		InfrastructureAdvisorAutoProxyCreator creator = new InfrastructureAdvisorAutoProxyCreator();
-		creator.setProxyTargetClass(true);
-		return creator;
 	}
 
 }

@@ -8,22 +8,18 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 
-import org.springframework.aop.framework.autoproxy.InfrastructureAdvisorAutoProxyCreator;
-import org.springframework.beans.factory.ObjectProvider;
-import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.context.annotation.AnnotationConfigApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
-import org.springframework.context.annotation.Role;
+import org.springframework.context.annotation.Import;
 import org.springframework.core.env.Environment;
 import org.springframework.core.env.MapPropertySource;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
-import dev.lockstep.LockService;
 import dev.lockstep.ReactiveLockService;
 import dev.lockstep.annotation.DistributedLock;
-import dev.lockstep.aop.LockAnnotationAdvisor;
+import dev.lockstep.aop.LockAnnotationProxies;
 import dev.lockstep.lock.RedisConnections;
 import dev.lockstep.lock.RedisLockService;
 
@@ -103,6 +99,7 @@ final class ReactiveWorker {
 	}
 
 	@Configuration(proxyBeanMethods = false)
+	@Import(LockAnnotationProxies.class)
 	static class Application {
 
 		@Bean(destroyMethod = "destroy")
@@ -140,19 +137,6 @@ final class ReactiveWorker {
 		@Bean
 		Sections sections(@org.springframework.beans.factory.annotation.Qualifier("probe") SectionProbe probe) {
 			return new Sections(probe);
-		}
-
-		@Bean
-		@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
-		static LockAnnotationAdvisor lockAnnotationAdvisor(ObjectProvider<LockService> lockService) {
-			return new LockAnnotationAdvisor(lockService, Duration.ofSeconds(5), Duration.ofSeconds(60));
-		}
-
-		@Bean
-		static InfrastructureAdvisorAutoProxyCreator autoProxyCreator() {
-			InfrastructureAdvisorAutoProxyCreator creator = new InfrastructureAdvisorAutoProxyCreator();
-			creator.setProxyTargetClass(true);
-			return creator;
 		}
 
 	}
