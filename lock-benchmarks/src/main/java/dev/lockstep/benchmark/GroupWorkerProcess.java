@@ -17,8 +17,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 /**
- * A child JVM running {@link SerialGroupWorker} on this JVM's class path, and the means to send
- * it commands and wait for its answers. Its standard error goes to this JVM's; lines on its
+ * A child JVM running a worker ({@link SerialGroupWorker}, {@link QueueWorker}) on this JVM's class
+ * path, and the means to send it commands and wait for its answers (see {@link WorkerConsole}). Its standard error goes to this JVM's; lines on its
  * standard output that are not answers go there too.
  */
 final class GroupWorkerProcess implements AutoCloseable {
@@ -44,7 +44,7 @@ final class GroupWorkerProcess implements AutoCloseable {
 	}
 
 	/**
-	 * Starts {@code mainClass}, which answers like {@link SerialGroupWorker}, with the Redis at
+	 * Starts {@code mainClass}, which takes commands through a {@link WorkerConsole}, with the Redis at
 	 * {@code redis} and its index {@code jvm} among the workers as arguments.
 	 */
 	static GroupWorkerProcess start(String name, Class<?> mainClass, BenchmarkRedis redis, int jvm) {

@@ -20,7 +20,7 @@ final class WorkerJvms implements AutoCloseable {
 
 	/**
 	 * @param name the workers' name, followed by each one's index
-	 * @param mainClass the workers' main class, which answers like {@link SerialGroupWorker}
+	 * @param mainClass the workers' main class, which takes commands through a {@link WorkerConsole}
 	 * @param count how many there are
 	 */
 	WorkerJvms(String name, Class<?> mainClass, int count) {
