@@ -23,7 +23,7 @@ final class DistinctKeysScenario implements Scenario {
 	public RunResult run(Library library, RunContext context) throws Exception {
 		try (LockClient client = library.connect(context.redis())) {
 			LockLoop.Window window = new LockLoop(THREADS, (thread) -> client, (thread) -> context.key("b" + thread))
-				.run(context.redis(), context.settings().warmup(), context.settings().measure(), "bench-b-" + library.id());
+				.run(context, "bench-b-" + library.id());
 			return new RunResult().with(PAIRS.name(), window.perSecond(window.acquisitions()))
 				.withOverlaps(window.overlaps());
 		}

@@ -33,10 +33,9 @@ final class FieldReportQueue {
 		try {
 			StringRedisTemplate template = new StringRedisTemplate(connections);
 			template.afterPropertiesSet();
-			String list = SerialQueueScenario.KEY_PREFIX + name + ":queue";
-			String queueLock = SerialQueueScenario.KEY_PREFIX + name + ":queue-lock";
-			CommandCounts before = redis.commandsExecuted();
-			long cpuBefore = redis.cpuMicros();
+			String list = LockstepServices.KEY_PREFIX + name + ":queue";
+			String queueLock = LockstepServices.KEY_PREFIX + name + ":queue-lock";
+			CostMeter meter = CostMeter.start(redis);
 			long start = GroupTaskRun.nowMicros();
 			List<String> messages = new ArrayList<>();
 			for (QueueTask task : workload.arrivals()) {
@@ -64,8 +63,8 @@ final class FieldReportQueue {
 								}
 								String group = message.substring(0, message.indexOf(':'));
 								if (Boolean.TRUE.equals(template.opsForValue()
-									.setIfAbsent(SerialQueueScenario.KEY_PREFIX + name + ":group-lock:" + group, worker, Duration.ofMinutes(1)))) {
-									template.opsForValue().set(SerialQueueScenario.KEY_PREFIX + worker, message);
+									.setIfAbsent(LockstepServices.KEY_PREFIX + name + ":group-lock:" + group, worker, Duration.ofMinutes(1)))) {
+									template.opsForValue().set(LockstepServices.KEY_PREFIX + worker, message);
 									template.opsForList().remove(list, 1, message);
 									taken = message;
 								}
@@ -80,8 +79,8 @@ final class FieldReportQueue {
 							LockSupport.parkNanos(Long.parseLong(parts[2]) * 1000);
 							runs.add(new QueueTaskRun(Integer.parseInt(parts[0]), Integer.parseInt(parts[1]), start, begin,
 									GroupTaskRun.nowMicros()));
-							template.delete(SerialQueueScenario.KEY_PREFIX + worker);
-							template.delete(SerialQueueScenario.KEY_PREFIX + name + ":group-lock:" + parts[0]);
+							template.delete(LockstepServices.KEY_PREFIX + worker);
+							template.delete(LockstepServices.KEY_PREFIX + name + ":group-lock:" + parts[0]);
 						}
 					}
 					finally {
@@ -94,11 +93,11 @@ final class FieldReportQueue {
 			if (!done.await(limit.toSeconds() + 60, TimeUnit.SECONDS)) {
 				throw new IllegalStateException("Field report 1's workers did not stop");
 			}
-			CommandCounts commands = redis.commandsExecuted().since(before);
-			long cpu = redis.cpuMicros() - cpuBefore;
+			CostMeter.Cost cost = meter.stop();
 			List<QueueTaskRun> finished = new ArrayList<>(runs);
 			template.delete(List.of(list, queueLock));
-			return new QueueMeasurement(start, finished, commands.total(), commands.per(Math.max(1, finished.size())), cpu);
+			return new QueueMeasurement(start, finished, cost.commands().total(),
+					cost.commands().per(Math.max(1, finished.size())), cost.redisCpuMicros());
 		}
 		finally {
 			connections.destroy();

@@ -1,10 +1,8 @@
 package dev.lockstep.benchmark;
 
-import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
-import com.sun.management.OperatingSystemMXBean;
 import org.HdrHistogram.Histogram;
 import org.jspecify.annotations.Nullable;
 
@@ -15,30 +13,24 @@ import org.jspecify.annotations.Nullable;
  */
 final class FiringLoop {
 
-	private static final OperatingSystemMXBean CPU = (OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
-
 	private FiringLoop() {
 	}
 
 	static Window run(GuardedJobClient client, BenchmarkRedis redis, Duration warmup, Duration measure) throws Exception {
 		fireFor(client, warmup.toNanos(), null);
 		long runsBefore = client.runs();
-		CommandCounts commandsBefore = redis.commandsExecuted();
-		long redisCpuBefore = redis.cpuMicros();
-		long cpuBefore = CPU.getProcessCpuTime();
+		CostMeter meter = CostMeter.start(redis);
 		Histogram micros = new Histogram(3);
 		long start = System.nanoTime();
 		long firings = fireFor(client, measure.toNanos(), micros);
 		long nanos = System.nanoTime() - start;
-		long cpuMicros = (CPU.getProcessCpuTime() - cpuBefore) / 1000;
-		long redisCpuMicros = redis.cpuMicros() - redisCpuBefore;
-		CommandCounts commands = redis.commandsExecuted().since(commandsBefore);
+		CostMeter.Cost cost = meter.stop();
 		long runs = client.runs() - runsBefore;
 		if (runs != firings) {
 			throw new IllegalStateException("The job ran " + runs + " times in " + firings + " firings; each should run it");
 		}
 		client.checkFirings();
-		return new Window(firings, nanos, commands, micros, cpuMicros, redisCpuMicros);
+		return new Window(firings, nanos, cost, micros);
 	}
 
 	/** Fires until {@code nanos} have passed, recording each firing's time in {@code micros} if given. */
@@ -60,13 +52,10 @@ final class FiringLoop {
 	 * What happened in the measured window.
 	 * @param firings firings, each of which ran the job
 	 * @param nanos the window's length
-	 * @param commands Redis commands executed in the window, Lua-internal ones included
+	 * @param cost what the window cost Redis and this JVM
 	 * @param micros how long each firing took, in microseconds
-	 * @param cpuMicros the CPU time this JVM used in the window
-	 * @param redisCpuMicros the CPU time the Redis server used in the window
 	 */
-	record Window(long firings, long nanos, CommandCounts commands, Histogram micros, long cpuMicros,
-			long redisCpuMicros) {
+	record Window(long firings, long nanos, CostMeter.Cost cost, Histogram micros) {
 
 		double perSecond() {
 			return this.firings * 1e9 / this.nanos;

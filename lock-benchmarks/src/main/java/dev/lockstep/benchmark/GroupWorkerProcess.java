@@ -17,8 +17,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 /**
- * A child JVM running {@link SerialGroupWorker} on this JVM's class path, and the means to send
- * it commands and wait for its answers. Its standard error goes to this JVM's; lines on its
+ * A child JVM running a worker ({@link SerialGroupWorker}, {@link QueueWorker}) on this JVM's class
+ * path, and the means to send it commands and wait for its answers (see {@link WorkerConsole}). Its standard error goes to this JVM's; lines on its
  * standard output that are not answers go there too.
  */
 final class GroupWorkerProcess implements AutoCloseable {
@@ -43,12 +43,10 @@ final class GroupWorkerProcess implements AutoCloseable {
 		reader.start();
 	}
 
-	/** Starts the worker that submits share {@code jvm} of each job to the Redis at {@code redis}. */
-	static GroupWorkerProcess start(String name, BenchmarkRedis redis, int jvm) {
-		return start(name, SerialGroupWorker.class, redis, jvm);
-	}
-
-	/** Starts {@code mainClass}, which answers like {@link SerialGroupWorker}, with the same arguments. */
+	/**
+	 * Starts {@code mainClass}, which takes commands through a {@link WorkerConsole}, with the Redis at
+	 * {@code redis} and its index {@code jvm} among the workers as arguments.
+	 */
 	static GroupWorkerProcess start(String name, Class<?> mainClass, BenchmarkRedis redis, int jvm) {
 		List<String> command = new ArrayList<>();
 		command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
@@ -81,6 +79,15 @@ final class GroupWorkerProcess implements AutoCloseable {
 		}
 		catch (IOException ex) {
 			throw new UncheckedIOException(this.name + " does not take commands any more", ex);
+		}
+	}
+
+	/** Sends {@code command} to every worker, then waits for each one's answer starting with {@code expected}. */
+	static void sendAll(List<GroupWorkerProcess> workers, String command, String expected, Duration timeout)
+			throws InterruptedException {
+		workers.forEach((worker) -> worker.send(command));
+		for (GroupWorkerProcess worker : workers) {
+			worker.await(expected, timeout);
 		}
 	}
 
@@ -119,8 +126,8 @@ final class GroupWorkerProcess implements AutoCloseable {
 		try (BufferedReader output = new BufferedReader(
 				new InputStreamReader(this.process.getInputStream(), StandardCharsets.UTF_8))) {
 			for (String line = output.readLine(); line != null; line = output.readLine()) {
-				if (line.startsWith(SerialGroupWorker.REPLY)) {
-					this.answers.add(line.substring(SerialGroupWorker.REPLY.length()));
+				if (line.startsWith(WorkerConsole.REPLY)) {
+					this.answers.add(line.substring(WorkerConsole.REPLY.length()));
 				}
 				else {
 					System.err.println("[" + this.name + "] " + line);

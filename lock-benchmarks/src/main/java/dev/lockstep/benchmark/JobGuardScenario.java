@@ -49,14 +49,14 @@ final class JobGuardScenario implements Scenario {
 			FiringLoop.Window window = FiringLoop.run(client, context.redis(), context.settings().warmup(),
 					context.settings().measure());
 			return new RunResult().with(FIRINGS.name(), window.perSecond())
-				.with(CPU.name(), window.per(window.cpuMicros()))
-				.with(REDIS_CPU.name(), window.per(window.redisCpuMicros()))
-				.with(COMMANDS.name(), window.per(window.commands().total()))
+				.with(CPU.name(), window.per(window.cost().jvmCpuMicros()))
+				.with(REDIS_CPU.name(), window.per(window.cost().redisCpuMicros()))
+				.with(COMMANDS.name(), window.per(window.cost().commands().total()))
 				.withLatencies(window.micros())
 				.withNote(String.format(Locale.ROOT, "%d firings, µs: p50 %d, p99 %d, max %d; per firing: %s",
 						window.firings(), window.micros().getValueAtPercentile(50),
 						window.micros().getValueAtPercentile(99), window.micros().getMaxValue(),
-						window.commands().per(window.firings())));
+						window.cost().commands().per(window.firings())));
 		}
 	}
 

@@ -38,31 +38,11 @@ final class KeyMemoryScenario implements Scenario {
 		long keysBefore = redis.keyCount();
 		AtomicInteger next = new AtomicInteger();
 		try (LockClient client = library.connect(redis)) {
-			Thread[] threads = new Thread[THREADS];
-			Throwable[] failure = new Throwable[1];
-			for (int t = 0; t < THREADS; t++) {
-				threads[t] = new Thread(() -> {
-					try {
-						for (int i = next.getAndIncrement(); i < keys; i = next.getAndIncrement()) {
-							client.lock(context.key("h-keys-" + i)).close();
-						}
-					}
-					catch (Throwable ex) {
-						synchronized (failure) {
-							failure[0] = ex;
-						}
-					}
-				}, "bench-h-keys-" + t);
-				threads[t].start();
-			}
-			for (Thread thread : threads) {
-				thread.join(TimeUnit.MINUTES.toMillis(5));
-			}
-			synchronized (failure) {
-				if (failure[0] != null) {
-					throw new IllegalStateException("locking a key failed", failure[0]);
+			new ParallelThreads().run(THREADS, "bench-h-keys", Duration.ofMinutes(5), "locking a key failed", (thread) -> {
+				for (int i = next.getAndIncrement(); i < keys; i = next.getAndIncrement()) {
+					client.lock(context.key("h-keys-" + i)).close();
 				}
-			}
+			});
 		}
 		settle();
 		return new RunResult().with(KEYS_LEFT.name(), redis.keyCount() - keysBefore)

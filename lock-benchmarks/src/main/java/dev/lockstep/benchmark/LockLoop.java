@@ -53,6 +53,11 @@ final class LockLoop {
 		this.keyOfThread = keyOfThread;
 	}
 
+	/** Runs the threads for the run's warm-up and measured window, on its Redis, and returns the measured window. */
+	Window run(RunContext context, String threadName) throws Exception {
+		return run(context.redis(), context.settings().warmup(), context.settings().measure(), threadName);
+	}
+
 	/** Runs the threads for {@code warmup} plus {@code measure} and returns the measured window. */
 	Window run(BenchmarkRedis redis, Duration warmup, Duration measure, String threadName) throws Exception {
 		List<Thread> workers = new ArrayList<>();

@@ -23,9 +23,7 @@ final class LockstepClient implements LockClient, PermitClient {
 
 	LockstepClient(BenchmarkRedis redis) {
 		this.connections = redis.connect();
-		this.locks = new RedisLockService(this.connections);
-		this.locks.setKeyPrefix("bench:");
-		this.locks.start();
+		this.locks = LockstepServices.locks(this.connections);
 	}
 
 	@Override

@@ -13,8 +13,7 @@ final class LockstepRateLimitClient implements RateLimitClient {
 
 	LockstepRateLimitClient(BenchmarkRedis redis) {
 		this.connections = redis.connect();
-		this.limiter = new RedisRateLimiter(this.connections);
-		this.limiter.setKeyPrefix("bench:");
+		this.limiter = LockstepServices.rateLimiter(this.connections);
 	}
 
 	@Override

@@ -22,9 +22,7 @@ final class LockstepSerialGroupClient implements SerialGroupClient {
 
 	LockstepSerialGroupClient(String host, int port) {
 		this.connections = BenchmarkRedis.connect(host, port);
-		this.locks = new RedisLockService(this.connections);
-		this.locks.setKeyPrefix("bench:");
-		this.locks.start();
+		this.locks = LockstepServices.locks(this.connections);
 		this.groups = new LockServiceSerialGroups(this.locks);
 	}
 

@@ -39,18 +39,16 @@ final class ManyHeldLocksScenario implements Scenario {
 				for (int i = 0; i < count; i++) {
 					holds.add(client.lock(context.key("h-held-" + i)));
 				}
-				CommandCounts before = redis.commandsExecuted();
-				long cpuBefore = redis.cpuMicros();
+				CostMeter meter = CostMeter.start(redis);
 				long start = System.nanoTime();
 				TimeUnit.NANOSECONDS.sleep(hold.toNanos());
 				long nanos = System.nanoTime() - start;
-				CommandCounts commands = redis.commandsExecuted().since(before);
-				long cpu = redis.cpuMicros() - cpuBefore;
+				CostMeter.Cost cost = meter.stop();
 				double seconds = nanos / 1e9;
-				return new RunResult().with(COMMANDS_PER_SECOND.name(), commands.total() / seconds)
-					.with(CPU_PER_SECOND.name(), cpu / 1000.0 / seconds)
+				return new RunResult().with(COMMANDS_PER_SECOND.name(), cost.commands().total() / seconds)
+					.with(CPU_PER_SECOND.name(), cost.redisCpuMicros() / 1000.0 / seconds)
 					.withNote(count + " locks for " + hold.toSeconds() + " s; per second: "
-							+ commands.per(Math.max(1, Math.round(seconds))));
+							+ cost.commands().per(Math.max(1, Math.round(seconds))));
 			}
 			finally {
 				// released on the thread that took them, as Redisson requires

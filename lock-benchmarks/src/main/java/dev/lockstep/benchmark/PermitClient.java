@@ -5,13 +5,10 @@ package dev.lockstep.benchmark;
  * standing for one instance of a service, every key with {@link PermitScenario#PERMITS} permits.
  * Safe for use by many threads at once.
  */
-interface PermitClient extends AutoCloseable {
+interface PermitClient extends LibraryClient {
 
 	/** Blocks until the calling thread holds one of {@code key}'s permits. */
 	Permit acquire(String key) throws Exception;
-
-	@Override
-	void close();
 
 	/** A permit held; releasing it frees it for the next caller. */
 	@FunctionalInterface

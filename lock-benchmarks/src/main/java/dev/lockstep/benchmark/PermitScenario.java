@@ -1,18 +1,13 @@
 package dev.lockstep.benchmark;
 
-import java.lang.management.ManagementFactory;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
-
-import com.sun.management.OperatingSystemMXBean;
 
 /**
  * I-PERMIT: permits under contention. Four clients (four instances in miniature) with four
@@ -34,8 +29,6 @@ final class PermitScenario implements Scenario {
 
 	/** How long after the clients close the keys left are counted. */
 	static final Duration KEYS_SETTLE = Duration.ofSeconds(2);
-
-	private static final OperatingSystemMXBean CPU = (OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
 
 	static final Metric ACQUISITIONS = Metric.rate("acquisitions/s");
 
@@ -63,31 +56,20 @@ final class PermitScenario implements Scenario {
 	public RunResult run(Library library, RunContext context) throws Exception {
 		BenchmarkRedis redis = context.redis();
 		long keysBefore = redis.keyCount();
-		List<PermitClient> clients = new ArrayList<>();
 		RunResult result = new RunResult();
-		try {
-			for (int i = 0; i < CLIENTS; i++) {
-				clients.add(connect(library, redis));
-			}
+		try (Clients<PermitClient> clients = Clients.open(CLIENTS, () -> connect(library, redis))) {
 			Holds warmUp = holdFor(clients, context.key("i-permit-warm-up"), context.settings().warmup().toNanos());
-			CommandCounts commandsBefore = redis.commandsExecuted();
-			long redisCpuBefore = redis.cpuMicros();
-			long cpuBefore = CPU.getProcessCpuTime();
+			CostMeter meter = CostMeter.start(redis);
 			Holds holds = holdFor(clients, context.key("i-permit-hot"), context.settings().measure().toNanos());
-			long cpuMicros = (CPU.getProcessCpuTime() - cpuBefore) / 1000;
-			long redisCpuMicros = redis.cpuMicros() - redisCpuBefore;
-			CommandCounts commands = redis.commandsExecuted().since(commandsBefore);
+			CostMeter.Cost cost = meter.stop();
 			result.with(ACQUISITIONS.name(), holds.acquisitions() * 1e9 / holds.nanos())
-				.with(COMMANDS.name(), (double) commands.total() / holds.acquisitions())
-				.with(REDIS_CPU.name(), (double) redisCpuMicros / holds.acquisitions())
-				.with(JVM_CPU.name(), (double) cpuMicros / holds.acquisitions())
+				.with(COMMANDS.name(), cost.commandsPer(holds.acquisitions()))
+				.with(REDIS_CPU.name(), cost.redisCpuPer(holds.acquisitions()))
+				.with(JVM_CPU.name(), cost.jvmCpuPer(holds.acquisitions()))
 				.with(MOST_INSIDE.name(), Math.max(warmUp.mostInside(), holds.mostInside()))
 				.withOverlaps(warmUp.overlaps() + holds.overlaps())
 				.withNote(String.format(Locale.ROOT, "%d acquisitions in %.2f s, at most %d inside; per acquisition: %s",
-						holds.acquisitions(), holds.nanos() / 1e9, holds.mostInside(), commands.per(holds.acquisitions())));
-		}
-		finally {
-			clients.forEach(PermitClient::close);
+						holds.acquisitions(), holds.nanos() / 1e9, holds.mostInside(), cost.commands().per(holds.acquisitions())));
 		}
 		// every permit was released before its client closed; a library that cleans up has let its keys
 		// expire by then (Lockstep keeps a key's token counter a second past its last holder)
@@ -114,47 +96,29 @@ final class PermitScenario implements Scenario {
 	 * {@link #THREADS} threads, thread {@code t} on client {@code t % CLIENTS}, take a permit of
 	 * {@code key}, hold it {@link #HOLD} and release it until {@code nanos} have passed.
 	 */
-	private static Holds holdFor(List<PermitClient> clients, String key, long nanos) throws InterruptedException {
+	private static Holds holdFor(Clients<PermitClient> clients, String key, long nanos) throws InterruptedException {
 		LongAdder acquisitions = new LongAdder();
 		LongAdder overlaps = new LongAdder();
 		AtomicInteger inside = new AtomicInteger();
 		AtomicInteger mostInside = new AtomicInteger();
-		AtomicReference<Throwable> failure = new AtomicReference<>();
-		Thread[] threads = new Thread[THREADS];
+		ParallelThreads threads = new ParallelThreads();
 		long start = System.nanoTime();
-		for (int t = 0; t < THREADS; t++) {
-			PermitClient client = clients.get(t % clients.size());
-			threads[t] = new Thread(() -> {
-				try {
-					while (System.nanoTime() - start < nanos && failure.get() == null) {
-						PermitClient.Permit permit = client.acquire(key);
-						int now = inside.incrementAndGet();
-						mostInside.accumulateAndGet(now, Math::max);
-						if (now > PERMITS) {
-							overlaps.increment();
-						}
-						hold();
-						inside.decrementAndGet();
-						permit.release();
-						acquisitions.increment();
-					}
+		threads.run(THREADS, "bench-i-permit", Duration.ofMinutes(5), "a permit's acquisition or release failed", (thread) -> {
+			PermitClient client = clients.ofThread(thread);
+			while (System.nanoTime() - start < nanos && !threads.failed()) {
+				PermitClient.Permit permit = client.acquire(key);
+				int now = inside.incrementAndGet();
+				mostInside.accumulateAndGet(now, Math::max);
+				if (now > PERMITS) {
+					overlaps.increment();
 				}
-				catch (Throwable ex) {
-					failure.compareAndSet(null, ex);
-				}
-			}, "bench-i-permit-" + t);
-			threads[t].start();
-		}
-		for (Thread thread : threads) {
-			thread.join(TimeUnit.MINUTES.toMillis(5));
-			if (thread.isAlive()) {
-				throw new IllegalStateException(thread.getName() + " still holds or waits for a permit minutes after the end");
+				hold();
+				inside.decrementAndGet();
+				permit.release();
+				acquisitions.increment();
 			}
-		}
+		});
 		long elapsed = System.nanoTime() - start;
-		if (failure.get() != null) {
-			throw new IllegalStateException("a permit's acquisition or release failed", failure.get());
-		}
 		return new Holds(acquisitions.sum(), mostInside.get(), overlaps.sum(), elapsed);
 	}
 

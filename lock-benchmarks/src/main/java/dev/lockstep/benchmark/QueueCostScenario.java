@@ -10,12 +10,10 @@ import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
-import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import dev.lockstep.queue.QueueSettings;
-import dev.lockstep.queue.RedisSerialQueue;
 
 /**
  * Q: the queue against BullMQ. 100,000 tasks of no work through one queue, run by 2 worker
@@ -49,9 +47,7 @@ final class QueueCostScenario implements Scenario {
 
 	static final Metric OUT_OF_ORDER = Metric.count("tasks out of group order").onlyLockstep();
 
-	private static final JsonMapper JSON = JsonMapper.builder().build();
-
-	private final List<GroupWorkerProcess> workers = new ArrayList<>();
+	private final WorkerJvms workers = new WorkerJvms("bench-q-worker", QueueWorker.class, SerialQueueScenario.WORKER_JVMS);
 
 	@Override
 	public Definition definition() {
@@ -69,15 +65,12 @@ final class QueueCostScenario implements Scenario {
 		String queue = context.key("q-" + library.id());
 		RunResult result;
 		if (library == Library.LOCKSTEP) {
-			if (this.workers.isEmpty()) {
-				for (int jvm = 0; jvm < SerialQueueScenario.WORKER_JVMS; jvm++) {
-					this.workers.add(GroupWorkerProcess.start("bench-q-worker-" + jvm, QueueWorker.class, redis, jvm));
-				}
+			if (!this.workers.isRunning()) {
 				// the worker JVMs' code warms up on a run of its own as large, unrecorded: profiled, fresh worker
 				// JVMs spent half their CPU in the JIT compiler through a run after a warm-up a fifth its size
-				QueueDrain.lockstep(redis, this.workers, queue + "-warm-up", tasks, GROUPS, Duration.ofSeconds(1));
+				QueueDrain.lockstep(redis, this.workers.running(redis), queue + "-warm-up", tasks, GROUPS, Duration.ofSeconds(1));
 			}
-			result = QueueDrain.lockstep(redis, this.workers, queue, tasks, GROUPS,
+			result = QueueDrain.lockstep(redis, this.workers.running(redis), queue, tasks, GROUPS,
 					QueueSettings.DEFAULTS.deduplicationWindow()).result(tasks);
 		}
 		else if (library == Library.BULLMQ) {
@@ -99,8 +92,7 @@ final class QueueCostScenario implements Scenario {
 		try (RedisClient client = RedisClient.create(RedisURI.create(redis.host(), redis.port()));
 				StatefulRedisConnection<String, String> connection = client.connect()) {
 			RedisCommands<String, String> commands = connection.sync();
-			CommandCounts before = redis.commandsExecuted();
-			long cpuBefore = redis.cpuMicros();
+			CostMeter meter = CostMeter.start(redis);
 			driver.fill(queue, tasks, GROUPS);
 			long start = System.nanoTime();
 			List<BullMqDriver.Worker> started = new ArrayList<>();
@@ -119,16 +111,15 @@ final class QueueCostScenario implements Scenario {
 			}
 			polls++;
 			double seconds = (System.nanoTime() - start) / 1e9;
-			CommandCounts spent = redis.commandsExecuted().since(before);
-			long cpu = redis.cpuMicros() - cpuBefore;
+			CostMeter.Cost cost = meter.stop();
 			long ran = 0;
 			for (BullMqDriver.Worker worker : started) {
 				ran += worker.stop();
 			}
 			return new RunResult().with(TASKS_PER_SECOND.name(), tasks / seconds)
-				.with(COMMANDS.name(), (double) (spent.total() - 2 * polls) / tasks)
-				.with(CPU.name(), (double) cpu / tasks)
-				.withNote(ran + " of " + tasks + " jobs ran; per job: " + spent.per(tasks));
+				.with(COMMANDS.name(), (double) (cost.commands().total() - 2 * polls) / tasks)
+				.with(CPU.name(), cost.redisCpuPer(tasks))
+				.withNote(ran + " of " + tasks + " jobs ran; per job: " + cost.commands().per(tasks));
 		}
 	}
 
@@ -142,9 +133,7 @@ final class QueueCostScenario implements Scenario {
 		else {
 			LettuceConnectionFactory connections = redis.connect();
 			try {
-				RedisSerialQueue submitter = new RedisSerialQueue(connections, JSON);
-				submitter.setKeyPrefix(SerialQueueScenario.KEY_PREFIX);
-				QueueDrain.submit(submitter, queue, tasks, GROUPS);
+				QueueDrain.submit(LockstepServices.queue(connections), queue, tasks, GROUPS);
 			}
 			finally {
 				connections.destroy();
@@ -170,8 +159,7 @@ final class QueueCostScenario implements Scenario {
 
 	@Override
 	public void close() {
-		this.workers.forEach(GroupWorkerProcess::close);
-		this.workers.clear();
+		this.workers.close();
 	}
 
 }

@@ -9,8 +9,6 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
-import tools.jackson.databind.json.JsonMapper;
-
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import dev.lockstep.QueueStats;
@@ -25,8 +23,6 @@ import dev.lockstep.queue.RedisSerialQueue;
 final class QueueDrain {
 
 	static final int SUBMIT_THREADS = 16;
-
-	private static final JsonMapper JSON = JsonMapper.builder().build();
 
 	private QueueDrain() {
 	}
@@ -58,12 +54,10 @@ final class QueueDrain {
 	static Drained lockstep(BenchmarkRedis redis, List<GroupWorkerProcess> workers, String queue, int tasks, int groups,
 			Duration deduplicationWindow) throws Exception {
 		LettuceConnectionFactory connections = redis.connect();
-		RedisSerialQueue submitter = new RedisSerialQueue(connections, JSON);
-		submitter.setKeyPrefix(SerialQueueScenario.KEY_PREFIX);
+		RedisSerialQueue submitter = LockstepServices.queue(connections);
 		try {
 			long commandsPerPoll = commandsOfOneCheck(redis, submitter, queue);
-			CommandCounts before = redis.commandsExecuted();
-			long cpuBefore = redis.cpuMicros();
+			CostMeter meter = CostMeter.start(redis);
 			submit(submitter, queue, tasks, groups);
 			long start = System.nanoTime();
 			for (GroupWorkerProcess worker : workers) {
@@ -71,20 +65,15 @@ final class QueueDrain {
 			}
 			long polls = awaitDrained(submitter, queue, Duration.ofMinutes(10));
 			double seconds = (System.nanoTime() - start) / 1e9;
-			CommandCounts commands = redis.commandsExecuted().since(before);
-			long cpu = redis.cpuMicros() - cpuBefore;
+			CostMeter.Cost cost = meter.stop();
+			CommandCounts commands = cost.commands();
 			for (GroupWorkerProcess worker : workers) {
 				worker.await("listening", Duration.ofMinutes(1));
 			}
 			List<QueueTaskRun> runs = collectRuns(workers);
-			for (GroupWorkerProcess worker : workers) {
-				worker.send("stop");
-			}
-			for (GroupWorkerProcess worker : workers) {
-				worker.await("stopped", Duration.ofMinutes(1));
-			}
+			GroupWorkerProcess.sendAll(workers, "stop", "stopped", Duration.ofMinutes(1));
 			long emptyTakes = emptyTakes(commands);
-			return new Drained(tasks / seconds, commands.total() - polls * commandsPerPoll, cpu, emptyTakes, runs.size(),
+			return new Drained(tasks / seconds, commands.total() - polls * commandsPerPoll, cost.redisCpuMicros(), emptyTakes, runs.size(),
 					outOfOrder(runs), commands.per(tasks));
 		}
 		finally {
@@ -147,35 +136,14 @@ final class QueueDrain {
 
 	/** Submits from 16 threads; each group's tasks from one thread, in sequence order. */
 	static void submit(RedisSerialQueue submitter, String queue, int tasks, int groups) throws InterruptedException {
-		Thread[] threads = new Thread[SUBMIT_THREADS];
-		Throwable[] failure = new Throwable[1];
-		for (int t = 0; t < SUBMIT_THREADS; t++) {
-			int thread = t;
-			threads[t] = new Thread(() -> {
-				try {
-					for (int i = 0; i < tasks; i++) {
-						int group = i % groups;
-						if (group % SUBMIT_THREADS == thread) {
-							submitter.submit(queue, Integer.toString(group), new QueueTask(group, i, 0, GroupTaskRun.nowMicros()));
-						}
-					}
+		new ParallelThreads().run(SUBMIT_THREADS, "bench-q-submit", Duration.ofMinutes(10), "a submit failed", (thread) -> {
+			for (int i = 0; i < tasks; i++) {
+				int group = i % groups;
+				if (group % SUBMIT_THREADS == thread) {
+					submitter.submit(queue, Integer.toString(group), new QueueTask(group, i, 0, GroupTaskRun.nowMicros()));
 				}
-				catch (Throwable ex) {
-					synchronized (failure) {
-						failure[0] = ex;
-					}
-				}
-			}, "bench-q-submit-" + t);
-			threads[t].start();
-		}
-		for (Thread thread : threads) {
-			thread.join(TimeUnit.MINUTES.toMillis(10));
-		}
-		synchronized (failure) {
-			if (failure[0] != null) {
-				throw new IllegalStateException("a submit failed", failure[0]);
 			}
-		}
+		});
 	}
 
 	/** Runs that started before a run of an earlier task of their group had started. */

@@ -21,7 +21,8 @@ final class QueueScaleScenario implements Scenario {
 
 	static final Metric MEMORY_LEFT = Metric.count("Redis used_memory left after the window, KB");
 
-	private final List<GroupWorkerProcess> workers = new ArrayList<>();
+	private final WorkerJvms workers = new WorkerJvms("bench-q-scale-worker", QueueWorker.class,
+			SerialQueueScenario.WORKER_JVMS);
 
 	static Metric tasksPerSecond(int groups) {
 		return Metric.rate(String.format(Locale.ROOT, "tasks/s, %,d groups", groups));
@@ -50,12 +51,9 @@ final class QueueScaleScenario implements Scenario {
 	public RunResult run(Library library, RunContext context) throws Exception {
 		int tasks = context.settings().isQuick() ? 5_000 : QueueCostScenario.TASKS;
 		BenchmarkRedis redis = context.redis();
-		if (this.workers.isEmpty()) {
-			for (int jvm = 0; jvm < SerialQueueScenario.WORKER_JVMS; jvm++) {
-				this.workers.add(GroupWorkerProcess.start("bench-q-scale-worker-" + jvm, QueueWorker.class, redis, jvm));
-			}
+		if (!this.workers.isRunning()) {
 			// warmed as in Q, on a run as large
-			QueueDrain.lockstep(redis, this.workers, context.key("q-scale-warm-up"), tasks, 1_000, WINDOW);
+			QueueDrain.lockstep(redis, this.workers.running(redis), context.key("q-scale-warm-up"), tasks, 1_000, WINDOW);
 			awaitKeys(redis, 0);
 		}
 		long keysBefore = redis.keyCount();
@@ -63,7 +61,7 @@ final class QueueScaleScenario implements Scenario {
 		RunResult result = new RunResult();
 		StringBuilder note = new StringBuilder();
 		for (int groups : GROUPS) {
-			QueueDrain.Drained drained = QueueDrain.lockstep(redis, this.workers, context.key("q-scale-" + groups), tasks,
+			QueueDrain.Drained drained = QueueDrain.lockstep(redis, this.workers.running(redis), context.key("q-scale-" + groups), tasks,
 					Math.min(groups, tasks), WINDOW);
 			result.with(tasksPerSecond(groups).name(), drained.tasksPerSecond())
 				.with(commands(groups).name(), (double) drained.commands() / tasks);
@@ -90,8 +88,7 @@ final class QueueScaleScenario implements Scenario {
 
 	@Override
 	public void close() {
-		this.workers.forEach(GroupWorkerProcess::close);
-		this.workers.clear();
+		this.workers.close();
 	}
 
 }

@@ -1,13 +1,6 @@
 package dev.lockstep.benchmark;
 
-import java.io.BufferedOutputStream;
-import java.io.BufferedReader;
-import java.io.FileDescriptor;
-import java.io.FileOutputStream;
-import java.io.InputStreamReader;
-import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -15,7 +8,6 @@ import java.util.concurrent.locks.LockSupport;
 
 import com.sun.management.OperatingSystemMXBean;
 import org.jspecify.annotations.Nullable;
-import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
@@ -24,8 +16,8 @@ import dev.lockstep.queue.RedisSerialQueue;
 
 /**
  * The main class of a worker JVM of scenario G: one application instance with a
- * {@code @SerialQueueListener}-style handler on Lockstep's serial queue. Commands on standard
- * input, answers on standard output after {@value SerialGroupWorker#REPLY}:
+ * {@code @SerialQueueListener}-style handler on Lockstep's serial queue. Commands and answers
+ * through a {@link WorkerConsole}:
  * <ul>
  * <li>{@code listen <queue> <workers> [<deduplication window ms>]}: runs the queue's tasks on
  * {@code workers} threads (the DONE records kept for the window, the default's without one); {@code listening}</li>
@@ -33,17 +25,14 @@ import dev.lockstep.queue.RedisSerialQueue;
  * {@code reported <CPU micros>}</li>
  * <li>{@code stop}: stops the workers and closes the connection; {@code stopped}</li>
  * </ul>
- * It exits when its standard input ends.
  */
 public final class QueueWorker {
-
-	private static final JsonMapper JSON = JsonMapper.builder().build();
 
 	private final String host;
 
 	private final int port;
 
-	private final PrintStream out;
+	private final WorkerConsole console;
 
 	private final Queue<QueueTaskRun> runs = new ConcurrentLinkedQueue<>();
 
@@ -55,64 +44,52 @@ public final class QueueWorker {
 
 	private @Nullable RedisSerialQueue queue;
 
-	private QueueWorker(String host, int port, PrintStream out) {
+	private QueueWorker(String host, int port, WorkerConsole console) {
 		this.host = host;
 		this.port = port;
-		this.out = out;
+		this.console = console;
 	}
 
 	/** Arguments: Redis host, Redis port, this JVM's index (unused: every worker takes from the one queue). */
 	public static void main(String[] args) throws Exception {
-		PrintStream out = new PrintStream(new BufferedOutputStream(new FileOutputStream(FileDescriptor.out), 1 << 16), false,
-				StandardCharsets.UTF_8);
-		QueueWorker worker = new QueueWorker(args[0], Integer.parseInt(args[1]), out);
-		BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
-		for (String line = in.readLine(); line != null; line = in.readLine()) {
-			worker.handle(line.trim());
-		}
-		System.exit(0);
+		WorkerConsole console = new WorkerConsole();
+		QueueWorker worker = new QueueWorker(args[0], Integer.parseInt(args[1]), console);
+		console.serve(worker::handle);
 	}
 
 	private void handle(String line) {
 		String[] command = line.split(" ");
-		try {
-			switch (command[0]) {
-				case "listen" -> {
-					listen(command[1], Integer.parseInt(command[2]),
-							(command.length > 3) ? Duration.ofMillis(Long.parseLong(command[3])) : QueueSettings.DEFAULTS.deduplicationWindow());
-					reply("listening");
-				}
-				case "report" -> {
-					for (QueueTaskRun run = this.runs.poll(); run != null; run = this.runs.poll()) {
-						this.out.print(SerialGroupWorker.REPLY + "task " + run.toLine() + "\n");
-					}
-					long cpuNow = this.cpu.getProcessCpuTime();
-					reply("reported " + (cpuNow - this.cpuAtReport) / 1000);
-					this.cpuAtReport = cpuNow;
-				}
-				case "stop" -> {
-					stop();
-					reply("stopped");
-				}
-				default -> throw new IllegalArgumentException("Unknown command '" + line + "'");
+		switch (command[0]) {
+			case "listen" -> {
+				listen(command[1], Integer.parseInt(command[2]),
+						(command.length > 3) ? Duration.ofMillis(Long.parseLong(command[3])) : QueueSettings.DEFAULTS.deduplicationWindow());
+				this.console.answer("listening");
 			}
-		}
-		catch (Exception ex) {
-			ex.printStackTrace();
-			reply("failed " + String.valueOf(ex).replace('\n', ' '));
+			case "report" -> {
+				for (QueueTaskRun run = this.runs.poll(); run != null; run = this.runs.poll()) {
+					this.console.line("task " + run.toLine());
+				}
+				long cpuNow = this.cpu.getProcessCpuTime();
+				this.console.answer("reported " + (cpuNow - this.cpuAtReport) / 1000);
+				this.cpuAtReport = cpuNow;
+			}
+			case "stop" -> {
+				stop();
+				this.console.answer("stopped");
+			}
+			default -> throw new IllegalArgumentException("Unknown command '" + line + "'");
 		}
 	}
 
 	private void listen(String name, int workers, Duration deduplicationWindow) {
 		stop();
 		LettuceConnectionFactory factory = BenchmarkRedis.connect(this.host, this.port);
-		RedisSerialQueue serialQueue = new RedisSerialQueue(factory, JSON);
-		serialQueue.setKeyPrefix(SerialQueueScenario.KEY_PREFIX);
+		RedisSerialQueue serialQueue = LockstepServices.queue(factory);
 		QueueSettings defaults = QueueSettings.DEFAULTS;
 		serialQueue.setDefaults(new QueueSettings(defaults.leaseTime(), defaults.maxAttempts(), defaults.retryBackoff(),
 				deduplicationWindow));
 		serialQueue.listen(name, workers, (task, payload) -> {
-			QueueTask work = JSON.readValue(payload, QueueTask.class);
+			QueueTask work = LockstepServices.JSON.readValue(payload, QueueTask.class);
 			long start = GroupTaskRun.nowMicros();
 			LockSupport.parkNanos(work.workMicros() * 1000);
 			this.runs.add(new QueueTaskRun(work.group(), work.sequence(), work.submittedMicros(), start,
@@ -133,11 +110,6 @@ public final class QueueWorker {
 			this.connections.destroy();
 			this.connections = null;
 		}
-	}
-
-	private void reply(String answer) {
-		this.out.print(SerialGroupWorker.REPLY + answer + "\n");
-		this.out.flush();
 	}
 
 }

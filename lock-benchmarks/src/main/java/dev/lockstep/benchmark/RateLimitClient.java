@@ -7,7 +7,7 @@ import java.time.Duration;
  * standing for one instance of a service, all its limits at {@link RateLimitScenario#LIMIT} calls
  * per {@link RateLimitScenario#PER}.
  */
-interface RateLimitClient extends AutoCloseable {
+interface RateLimitClient extends LibraryClient {
 
 	/** Takes one call from {@code key}'s limit; whether it was allowed. */
 	boolean tryAcquire(String key) throws Exception;
@@ -19,8 +19,5 @@ interface RateLimitClient extends AutoCloseable {
 	default double ceiling(long limit, Duration per, long nanos) {
 		return limit + (double) limit * nanos / per.toNanos();
 	}
-
-	@Override
-	void close();
 
 }

@@ -1,17 +1,12 @@
 package dev.lockstep.benchmark;
 
-import java.lang.management.ManagementFactory;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Function;
-
-import com.sun.management.OperatingSystemMXBean;
 
 /**
  * I-RATE: rate limits under contention. Four clients (four instances in miniature) with four
@@ -32,8 +27,6 @@ final class RateLimitScenario implements Scenario {
 	static final int THREADS = 16;
 
 	static final int KEYS = 1_000;
-
-	private static final OperatingSystemMXBean CPU = (OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
 
 	static final Metric CALLS = Metric.rate("calls/s");
 
@@ -62,38 +55,27 @@ final class RateLimitScenario implements Scenario {
 		BenchmarkRedis redis = context.redis();
 		int keys = context.settings().isQuick() ? 100 : KEYS;
 		long keysBefore = redis.keyCount();
-		List<RateLimitClient> clients = new ArrayList<>();
 		RunResult result = new RunResult();
-		try {
-			for (int i = 0; i < CLIENTS; i++) {
-				clients.add(connect(library, redis));
-			}
+		try (Clients<RateLimitClient> clients = Clients.open(CLIENTS, () -> connect(library, redis))) {
 			String warmKey = context.key("i-rate-warm-up");
 			callFor(clients, (call) -> warmKey, context.settings().warmup().toNanos(), Long.MAX_VALUE);
-			CommandCounts commandsBefore = redis.commandsExecuted();
-			long redisCpuBefore = redis.cpuMicros();
-			long cpuBefore = CPU.getProcessCpuTime();
+			CostMeter meter = CostMeter.start(redis);
 			String hotKey = context.key("i-rate-hot");
 			// half a period more than the window: a sliding window's most (a full limit each period begun) is reachable then
 			Calls calls = callFor(clients, (call) -> hotKey, context.settings().measure().plus(PER.dividedBy(2)).toNanos(),
 					Long.MAX_VALUE);
-			long cpuMicros = (CPU.getProcessCpuTime() - cpuBefore) / 1000;
-			long redisCpuMicros = redis.cpuMicros() - redisCpuBefore;
-			CommandCounts commands = redis.commandsExecuted().since(commandsBefore);
+			CostMeter.Cost cost = meter.stop();
 			double ceiling = clients.get(0).ceiling(LIMIT, PER, calls.nanos());
 			result.with(CALLS.name(), calls.calls() * 1e9 / calls.nanos())
-				.with(COMMANDS.name(), (double) commands.total() / calls.calls())
-				.with(REDIS_CPU.name(), (double) redisCpuMicros / calls.calls())
-				.with(JVM_CPU.name(), (double) cpuMicros / calls.calls())
+				.with(COMMANDS.name(), cost.commandsPer(calls.calls()))
+				.with(REDIS_CPU.name(), cost.redisCpuPer(calls.calls()))
+				.with(JVM_CPU.name(), cost.jvmCpuPer(calls.calls()))
 				.with(ALLOWED.name(), calls.allowed())
 				.with(ACCURACY.name(), calls.allowed() / ceiling)
 				.withNote(String.format(Locale.ROOT, "%d of %d calls allowed in %.2f s (the contract's most: %.0f); per call: %s",
-						calls.allowed(), calls.calls(), calls.nanos() / 1e9, ceiling, commands.per(calls.calls())));
+						calls.allowed(), calls.calls(), calls.nanos() / 1e9, ceiling, cost.commands().per(calls.calls())));
 			String distinct = context.key("i-rate-key-");
 			callFor(clients, (call) -> distinct + call, Long.MAX_VALUE, keys);
-		}
-		finally {
-			clients.forEach(RateLimitClient::close);
 		}
 		// every limit is idle now: a library that cleans up has let its keys expire by then
 		TimeUnit.MILLISECONDS.sleep(PER.toMillis() + 1500);
@@ -114,37 +96,21 @@ final class RateLimitScenario implements Scenario {
 	 * {@code keys} names for each call number until {@code nanos} have passed or {@code limit}
 	 * calls were made.
 	 */
-	private static Calls callFor(List<RateLimitClient> clients, Function<Long, String> keys, long nanos, long limit)
+	private static Calls callFor(Clients<RateLimitClient> clients, Function<Long, String> keys, long nanos, long limit)
 			throws InterruptedException {
 		LongAdder allowed = new LongAdder();
 		AtomicInteger next = new AtomicInteger();
-		AtomicReference<Throwable> failure = new AtomicReference<>();
-		Thread[] threads = new Thread[THREADS];
 		long start = System.nanoTime();
-		for (int t = 0; t < THREADS; t++) {
-			RateLimitClient client = clients.get(t % clients.size());
-			threads[t] = new Thread(() -> {
-				try {
-					for (long call = next.getAndIncrement(); call < limit && System.nanoTime() - start < nanos;
-							call = next.getAndIncrement()) {
-						if (client.tryAcquire(keys.apply(call))) {
-							allowed.increment();
-						}
-					}
+		new ParallelThreads().run(THREADS, "bench-i-rate", Duration.ofMinutes(5), "a rate-limit call failed", (thread) -> {
+			RateLimitClient client = clients.ofThread(thread);
+			for (long call = next.getAndIncrement(); call < limit && System.nanoTime() - start < nanos;
+					call = next.getAndIncrement()) {
+				if (client.tryAcquire(keys.apply(call))) {
+					allowed.increment();
 				}
-				catch (Throwable ex) {
-					failure.compareAndSet(null, ex);
-				}
-			}, "bench-i-rate-" + t);
-			threads[t].start();
-		}
-		for (Thread thread : threads) {
-			thread.join(TimeUnit.MINUTES.toMillis(5));
-		}
+			}
+		});
 		long elapsed = System.nanoTime() - start;
-		if (failure.get() != null) {
-			throw new IllegalStateException("a rate-limit call failed", failure.get());
-		}
 		// each thread's last getAndIncrement past the window or the limit made no call
 		long made = Math.min(next.get() - THREADS, limit);
 		return new Calls(made, allowed.sum(), elapsed);

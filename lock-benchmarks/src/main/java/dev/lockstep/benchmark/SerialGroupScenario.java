@@ -66,7 +66,7 @@ final class SerialGroupScenario implements Scenario {
 	 */
 	private static final int FIRST_RUN_EXTRA_WARMUP_JOBS = 20;
 
-	private final List<GroupWorkerProcess> workers = new ArrayList<>();
+	private final WorkerJvms workers = new WorkerJvms("bench-e-worker", SerialGroupWorker.class, JVMS);
 
 	/** The libraries that have run in the current workers. */
 	private final Set<Library> warmed = EnumSet.noneOf(Library.class);
@@ -84,10 +84,10 @@ final class SerialGroupScenario implements Scenario {
 
 	@Override
 	public RunResult run(Library library, RunContext context) throws Exception {
-		List<GroupWorkerProcess> workers = workers(context.redis());
+		List<GroupWorkerProcess> workers = this.workers.running(context.redis());
 		boolean clean = false;
 		try {
-			sendAll(workers, "open " + library.id(), "opened", START_TIMEOUT);
+			GroupWorkerProcess.sendAll(workers, "open " + library.id(), "opened", START_TIMEOUT);
 			String name = context.key("e-" + library.id());
 			for (int index = 1; index <= warmupJobs(library, context.settings()); index++) {
 				runJob(workers, job(name + "-w" + index), context.redis());
@@ -96,7 +96,7 @@ final class SerialGroupScenario implements Scenario {
 			for (int index = 1; index <= context.settings().groupJobs(); index++) {
 				jobs.add(runJob(workers, job(name + "-j" + index), context.redis()));
 			}
-			sendAll(workers, "close", "closed", START_TIMEOUT);
+			GroupWorkerProcess.sendAll(workers, "close", "closed", START_TIMEOUT);
 			clean = true;
 			return result(jobs);
 		}
@@ -122,29 +122,11 @@ final class SerialGroupScenario implements Scenario {
 		return new GroupJob(name, GROUPS, TASKS_PER_GROUP, WORK_MICROS, JVMS, THREADS);
 	}
 
-	private List<GroupWorkerProcess> workers(BenchmarkRedis redis) {
-		if (this.workers.isEmpty()) {
-			for (int jvm = 0; jvm < JVMS; jvm++) {
-				this.workers.add(GroupWorkerProcess.start("bench-e-worker-" + jvm, redis, jvm));
-			}
-		}
-		return this.workers;
-	}
-
-	private static void sendAll(List<GroupWorkerProcess> workers, String command, String answer, Duration timeout)
-			throws InterruptedException {
-		workers.forEach((worker) -> worker.send(command));
-		for (GroupWorkerProcess worker : workers) {
-			worker.await(answer, timeout);
-		}
-	}
-
 	/** Prepares the job in every JVM, starts them all at once and collects their task runs. */
 	private static MeasuredJob runJob(List<GroupWorkerProcess> workers, GroupJob job, BenchmarkRedis redis)
 			throws InterruptedException {
-		sendAll(workers, "job " + job.toLine(), "ready", START_TIMEOUT);
-		CommandCounts commandsBefore = redis.commandsExecuted();
-		long redisCpuBefore = redis.cpuMicros();
+		GroupWorkerProcess.sendAll(workers, "job " + job.toLine(), "ready", START_TIMEOUT);
+		CostMeter meter = CostMeter.start(redis);
 		workers.forEach((worker) -> worker.send("go"));
 		List<GroupTaskRun> runs = new ArrayList<>();
 		long start = Long.MAX_VALUE;
@@ -155,10 +137,9 @@ final class SerialGroupScenario implements Scenario {
 			start = Math.min(start, Long.parseLong(done[0]));
 			workerCpu += Long.parseLong(done[1]);
 		}
-		long redisCpu = redis.cpuMicros() - redisCpuBefore;
-		CommandCounts commands = redis.commandsExecuted().since(commandsBefore);
-		return new MeasuredJob(GroupJobTimeline.of(job, runs, start), FreeLockFloor.makespanMicros(job, runs), commands,
-				workerCpu, redisCpu);
+		CostMeter.Cost cost = meter.stop();
+		return new MeasuredJob(GroupJobTimeline.of(job, runs, start), FreeLockFloor.makespanMicros(job, runs), cost.commands(),
+				workerCpu, cost.redisCpuMicros());
 	}
 
 	private static String task(String answer) {
@@ -227,8 +208,7 @@ final class SerialGroupScenario implements Scenario {
 
 	@Override
 	public void close() {
-		this.workers.forEach(GroupWorkerProcess::close);
-		this.workers.clear();
+		this.workers.close();
 		this.warmed.clear();
 	}
 

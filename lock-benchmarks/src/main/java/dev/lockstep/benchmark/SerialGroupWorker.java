@@ -1,13 +1,6 @@
 package dev.lockstep.benchmark;
 
-import java.io.BufferedOutputStream;
-import java.io.BufferedReader;
-import java.io.FileDescriptor;
-import java.io.FileOutputStream;
-import java.io.InputStreamReader;
-import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 
 import com.sun.management.OperatingSystemMXBean;
@@ -15,8 +8,7 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The main class of a child JVM of scenario E: one application instance that submits its share
- * of each job. It takes commands on standard input, one a line, and answers each on standard
- * output with a line starting with {@value #REPLY} (anything else there is not an answer):
+ * of each job. It takes commands and answers through a {@link WorkerConsole}:
  * <ul>
  * <li>{@code open <library>}: connects a client of the library; {@code opened}</li>
  * <li>{@code job <job line>}: starts the worker threads of this JVM's share, waiting; {@code ready}</li>
@@ -24,12 +16,8 @@ import org.jspecify.annotations.Nullable;
  * <CPU micros>}: when the job started, and the CPU time this JVM used meanwhile</li>
  * <li>{@code close}: closes the client; {@code closed}</li>
  * </ul>
- * A command that fails is answered with {@code failed <reason>}. The worker exits when its
- * standard input ends, so it never outlives the benchmark.
  */
 public final class SerialGroupWorker {
-
-	static final String REPLY = "@e ";
 
 	private final String host;
 
@@ -37,7 +25,7 @@ public final class SerialGroupWorker {
 
 	private final int jvm;
 
-	private final PrintStream out;
+	private final WorkerConsole console;
 
 	private final OperatingSystemMXBean cpu = (OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
 
@@ -45,54 +33,42 @@ public final class SerialGroupWorker {
 
 	private @Nullable GroupJobShare share;
 
-	private SerialGroupWorker(String host, int port, int jvm, PrintStream out) {
+	private SerialGroupWorker(String host, int port, int jvm, WorkerConsole console) {
 		this.host = host;
 		this.port = port;
 		this.jvm = jvm;
-		this.out = out;
+		this.console = console;
 	}
 
 	/** Arguments: Redis host, Redis port, this JVM's index among the submitting JVMs (from 0). */
 	public static void main(String[] args) throws Exception {
-		// buffered: a job's answer is a few thousand lines
-		PrintStream out = new PrintStream(new BufferedOutputStream(new FileOutputStream(FileDescriptor.out), 1 << 16), false,
-				StandardCharsets.UTF_8);
-		SerialGroupWorker worker = new SerialGroupWorker(args[0], Integer.parseInt(args[1]), Integer.parseInt(args[2]), out);
-		BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
-		for (String line = in.readLine(); line != null; line = in.readLine()) {
-			worker.handle(line.trim());
-		}
-		// the benchmark has gone: leave no client thread behind
-		System.exit(0);
+		WorkerConsole console = new WorkerConsole();
+		SerialGroupWorker worker = new SerialGroupWorker(args[0], Integer.parseInt(args[1]), Integer.parseInt(args[2]),
+				console);
+		console.serve(worker::handle);
 	}
 
-	private void handle(String line) {
+	private void handle(String line) throws Exception {
 		String[] command = line.split(" ", 2);
-		try {
-			switch (command[0]) {
-				case "open" -> {
-					this.client = SerialGroupClient.connect(Library.byId(command[1]), this.host, this.port);
-					reply("opened");
-				}
-				case "job" -> {
-					this.share = new GroupJobShare(GroupJob.parse(command[1]), this.jvm, client());
-					reply("ready");
-				}
-				case "go" -> run();
-				case "close" -> {
-					SerialGroupClient open = this.client;
-					this.client = null;
-					if (open != null) {
-						open.close();
-					}
-					reply("closed");
-				}
-				default -> throw new IllegalArgumentException("Unknown command '" + line + "'");
+		switch (command[0]) {
+			case "open" -> {
+				this.client = SerialGroupClient.connect(Library.byId(command[1]), this.host, this.port);
+				this.console.answer("opened");
 			}
-		}
-		catch (Exception ex) {
-			ex.printStackTrace();
-			reply("failed " + String.valueOf(ex).replace('\n', ' '));
+			case "job" -> {
+				this.share = new GroupJobShare(GroupJob.parse(command[1]), this.jvm, client());
+				this.console.answer("ready");
+			}
+			case "go" -> run();
+			case "close" -> {
+				SerialGroupClient open = this.client;
+				this.client = null;
+				if (open != null) {
+					open.close();
+				}
+				this.console.answer("closed");
+			}
+			default -> throw new IllegalArgumentException("Unknown command '" + line + "'");
 		}
 	}
 
@@ -107,9 +83,9 @@ public final class SerialGroupWorker {
 		List<GroupTaskRun> runs = running.await();
 		long cpuMicros = (this.cpu.getProcessCpuTime() - cpuBefore) / 1000;
 		for (GroupTaskRun run : runs) {
-			this.out.print(REPLY + "task " + run.toLine() + "\n");
+			this.console.line("task " + run.toLine());
 		}
-		reply("done " + start + " " + cpuMicros);
+		this.console.answer("done " + start + " " + cpuMicros);
 	}
 
 	private SerialGroupClient client() {
@@ -117,11 +93,6 @@ public final class SerialGroupWorker {
 			throw new IllegalStateException("No client open");
 		}
 		return this.client;
-	}
-
-	private void reply(String answer) {
-		this.out.print(REPLY + answer + "\n");
-		this.out.flush();
 	}
 
 }

@@ -10,8 +10,6 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
-import tools.jackson.databind.json.JsonMapper;
-
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import dev.lockstep.queue.RedisSerialQueue;
@@ -29,8 +27,6 @@ import dev.lockstep.queue.RedisSerialQueue;
  * 4 s), how long cold tasks waited to start, and Redis commands and CPU per task.
  */
 final class SerialQueueScenario implements Scenario {
-
-	static final String KEY_PREFIX = "bench:";
 
 	static final int WORKER_JVMS = 2;
 
@@ -50,11 +46,9 @@ final class SerialQueueScenario implements Scenario {
 
 	private static final Duration START_TIMEOUT = Duration.ofMinutes(2);
 
-	private static final JsonMapper JSON = JsonMapper.builder().build();
-
 	private static final int FIRST_RUN_EXTRA_WARMUPS = 3;
 
-	private final List<GroupWorkerProcess> workers = new ArrayList<>();
+	private final WorkerJvms workers = new WorkerJvms("bench-g-worker", QueueWorker.class, WORKER_JVMS);
 
 	/** The libraries that have run since the worker JVMs started. */
 	private final java.util.Set<Library> warmed = java.util.EnumSet.noneOf(Library.class);
@@ -101,28 +95,26 @@ final class SerialQueueScenario implements Scenario {
 
 	/** Lockstep's serial queue: submitted here, run by the worker JVMs. */
 	private QueueMeasurement queue(String name, QueueWorkload workload, BenchmarkRedis redis) throws Exception {
-		List<GroupWorkerProcess> jvms = workers(redis);
-		sendAll(jvms, "listen " + name + " " + WORKERS_PER_JVM, "listening");
+		List<GroupWorkerProcess> jvms = this.workers.running(redis);
+		GroupWorkerProcess.sendAll(jvms, "listen " + name + " " + WORKERS_PER_JVM, "listening", START_TIMEOUT);
 		LettuceConnectionFactory connections = redis.connect();
-		RedisSerialQueue submitter = new RedisSerialQueue(connections, JSON);
-		submitter.setKeyPrefix(KEY_PREFIX);
+		RedisSerialQueue submitter = LockstepServices.queue(connections);
 		try {
 			long commandsPerPoll = QueueDrain.commandsOfOneCheck(redis, submitter, name);
-			CommandCounts before = redis.commandsExecuted();
-			long cpuBefore = redis.cpuMicros();
+			CostMeter meter = CostMeter.start(redis);
 			long start = GroupTaskRun.nowMicros();
 			for (QueueTask task : workload.arrivals()) {
 				submitter.submit(name, Integer.toString(task.group()),
 						new QueueTask(task.group(), task.sequence(), task.workMicros(), GroupTaskRun.nowMicros()));
 			}
 			long polls = QueueDrain.awaitDrained(submitter, name, Duration.ofMinutes(3));
-			CommandCounts commands = redis.commandsExecuted().since(before);
-			long cpu = redis.cpuMicros() - cpuBefore;
+			CostMeter.Cost cost = meter.stop();
+			CommandCounts commands = cost.commands();
 			List<QueueTaskRun> runs = QueueDrain.collectRuns(jvms);
-			sendAll(jvms, "stop", "stopped");
+			GroupWorkerProcess.sendAll(jvms, "stop", "stopped", START_TIMEOUT);
 			// the drain check's own reads are not the queue's cost
 			return new QueueMeasurement(start, runs, commands.total() - polls * commandsPerPoll, commands.per(workload.tasks()),
-					QueueDrain.emptyTakes(commands), QueueDrain.wokenMisses(commands), cpu);
+					QueueDrain.emptyTakes(commands), QueueDrain.wokenMisses(commands), cost.redisCpuMicros());
 		}
 		finally {
 			connections.destroy();
@@ -135,8 +127,7 @@ final class SerialQueueScenario implements Scenario {
 		Queue<QueueTaskRun> runs = new ConcurrentLinkedQueue<>();
 		List<Exception> failures = new java.util.concurrent.CopyOnWriteArrayList<>();
 		try (SerialGroupClient client = SerialGroupClient.connect(library, redis.host(), redis.port())) {
-			CommandCounts before = redis.commandsExecuted();
-			long cpuBefore = redis.cpuMicros();
+			CostMeter meter = CostMeter.start(redis);
 			long start = GroupTaskRun.nowMicros();
 			CountDownLatch done = new CountDownLatch(THREADS);
 			for (int t = 0; t < THREADS; t++) {
@@ -168,25 +159,9 @@ final class SerialQueueScenario implements Scenario {
 			if (!failures.isEmpty()) {
 				throw failures.get(0);
 			}
-			CommandCounts commands = redis.commandsExecuted().since(before);
-			return new QueueMeasurement(start, new ArrayList<>(runs), commands.total(), commands.per(workload.tasks()),
-					redis.cpuMicros() - cpuBefore);
-		}
-	}
-
-	private List<GroupWorkerProcess> workers(BenchmarkRedis redis) {
-		if (this.workers.isEmpty()) {
-			for (int jvm = 0; jvm < WORKER_JVMS; jvm++) {
-				this.workers.add(GroupWorkerProcess.start("bench-g-worker-" + jvm, QueueWorker.class, redis, jvm));
-			}
-		}
-		return this.workers;
-	}
-
-	private static void sendAll(List<GroupWorkerProcess> workers, String command, String answer) throws InterruptedException {
-		workers.forEach((worker) -> worker.send(command));
-		for (GroupWorkerProcess worker : workers) {
-			worker.await(answer, START_TIMEOUT);
+			CostMeter.Cost cost = meter.stop();
+			return new QueueMeasurement(start, new ArrayList<>(runs), cost.commands().total(),
+					cost.commands().per(workload.tasks()), cost.redisCpuMicros());
 		}
 	}
 
@@ -203,8 +178,7 @@ final class SerialQueueScenario implements Scenario {
 
 	@Override
 	public void close() {
-		this.workers.forEach(GroupWorkerProcess::close);
-		this.workers.clear();
+		this.workers.close();
 		this.warmed.clear();
 	}
 

@@ -1,6 +1,5 @@
 package dev.lockstep.benchmark;
 
-import java.util.ArrayList;
 import java.util.List;
 
 import org.jspecify.annotations.Nullable;
@@ -32,23 +31,16 @@ final class SingleKeyContentionScenario implements Scenario {
 
 	@Override
 	public RunResult run(Library library, RunContext context) throws Exception {
-		List<LockClient> clients = new ArrayList<>();
-		try {
-			for (int i = 0; i < CLIENTS; i++) {
-				clients.add(library.connect(context.redis()));
-			}
+		try (Clients<LockClient> clients = Clients.open(CLIENTS, () -> library.connect(context.redis()))) {
 			String key = context.key("c16");
-			LockLoop.Window window = new LockLoop(CLIENTS, clients::get, (thread) -> key).run(context.redis(),
-					context.settings().warmup(), context.settings().measure(), "bench-c16-" + library.id());
+			LockLoop.Window window = new LockLoop(CLIENTS, clients::get, (thread) -> key).run(context,
+					"bench-c16-" + library.id());
 			return new RunResult().with(HANDOFFS.name(), window.perSecond(window.handoffs()))
 				.with(ACQUISITIONS.name(), window.perSecond(window.acquisitions()))
 				.with(WAIT_P99.name(), window.waitMicros().getValueAtPercentile(99) / 1000.0)
 				.with(COMMANDS.name(), window.commandsPer(window.handoffs()))
 				.withOverlaps(window.overlaps())
 				.withNote("per hand-off: " + window.commands().per(window.handoffs()));
-		}
-		finally {
-			clients.forEach(LockClient::close);
 		}
 	}
 

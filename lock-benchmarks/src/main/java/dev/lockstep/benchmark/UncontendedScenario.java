@@ -24,8 +24,8 @@ final class UncontendedScenario implements Scenario {
 	public RunResult run(Library library, RunContext context) throws Exception {
 		try (LockClient client = library.connect(context.redis())) {
 			String key = context.key("a");
-			LockLoop.Window window = new LockLoop(1, (thread) -> client, (thread) -> key).run(context.redis(),
-					context.settings().warmup(), context.settings().measure(), "bench-a-" + library.id());
+			LockLoop.Window window = new LockLoop(1, (thread) -> client, (thread) -> key).run(context,
+					"bench-a-" + library.id());
 			return new RunResult().with(PAIRS.name(), window.perSecond(window.acquisitions()))
 				.with(COMMANDS.name(), window.commandsPer(window.acquisitions()))
 				.withOverlaps(window.overlaps())

@@ -43,14 +43,10 @@ final class WaiterGrowthScenario implements Scenario {
 		double last = Double.NaN;
 		for (int i = 0; i < CLIENTS.length; i++) {
 			int count = CLIENTS[i];
-			List<LockClient> clients = new ArrayList<>();
-			try {
-				for (int c = 0; c < count; c++) {
-					clients.add(library.connect(context.redis()));
-				}
+			try (Clients<LockClient> clients = Clients.open(count, () -> library.connect(context.redis()))) {
 				String key = context.key("h-waiters-" + count);
-				LockLoop.Window window = new LockLoop(count, clients::get, (thread) -> key).run(context.redis(),
-						context.settings().warmup(), context.settings().measure(), "bench-h-" + count + "-" + library.id());
+				LockLoop.Window window = new LockLoop(count, clients::get, (thread) -> key).run(context,
+						"bench-h-" + count + "-" + library.id());
 				double perHandoff = window.commandsPer(window.handoffs());
 				result.with(COMMANDS.get(i).name(), perHandoff);
 				overlaps += window.overlaps();
@@ -58,9 +54,6 @@ final class WaiterGrowthScenario implements Scenario {
 				last = perHandoff;
 				note.append(String.format(Locale.ROOT, "%s%d clients: %.0f hand-offs/s, %s", (i == 0) ? "" : "; ", count,
 						window.perSecond(window.handoffs()), window.commands().per(window.handoffs())));
-			}
-			finally {
-				clients.forEach(LockClient::close);
 			}
 		}
 		result.with(GROWTH.name(), last / first);

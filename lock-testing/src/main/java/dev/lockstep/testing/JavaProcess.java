@@ -9,8 +9,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 
@@ -20,11 +18,7 @@ import java.util.function.Predicate;
  */
 public final class JavaProcess implements AutoCloseable {
 
-	private static final Set<JavaProcess> RUNNING = ConcurrentHashMap.newKeySet();
-
-	static {
-		Runtime.getRuntime().addShutdownHook(new Thread(() -> RUNNING.forEach(JavaProcess::kill), "java-process-reaper"));
-	}
+	private static final Reaper<JavaProcess> RUNNING = new Reaper<>("java-process-reaper", JavaProcess::kill);
 
 	private final String name;
 

@@ -10,8 +10,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
 import org.jspecify.annotations.Nullable;
@@ -23,11 +21,7 @@ import org.jspecify.annotations.Nullable;
  */
 public final class RedisServer implements AutoCloseable {
 
-	private static final Set<RedisServer> RUNNING = ConcurrentHashMap.newKeySet();
-
-	static {
-		Runtime.getRuntime().addShutdownHook(new Thread(() -> RUNNING.forEach(RedisServer::kill), "redis-server-reaper"));
-	}
+	private static final Reaper<RedisServer> RUNNING = new Reaper<>("redis-server-reaper", RedisServer::kill);
 
 	private final Path binary;
 
@@ -168,7 +162,7 @@ public final class RedisServer implements AutoCloseable {
 				}
 			}
 			catch (IOException ex) {
-				sleep(20);
+				Await.sleep(20);
 			}
 		}
 		kill();
@@ -288,16 +282,6 @@ public final class RedisServer implements AutoCloseable {
 		}
 	}
 
-	static void sleep(long millis) {
-		try {
-			Thread.sleep(millis);
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			throw new IllegalStateException("Interrupted", ex);
-		}
-	}
-
 	/** Waits up to {@code timeout} until {@code condition} holds; false if it never did. */
 	static boolean await(Duration timeout, java.util.function.BooleanSupplier condition) {
 		long deadline = System.nanoTime() + timeout.toNanos();
@@ -305,7 +289,7 @@ public final class RedisServer implements AutoCloseable {
 			if (condition.getAsBoolean()) {
 				return true;
 			}
-			sleep(50);
+			Await.sleep(50);
 		}
 		return condition.getAsBoolean();
 	}
