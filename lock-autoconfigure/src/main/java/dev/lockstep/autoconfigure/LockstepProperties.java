@@ -36,7 +36,8 @@ import dev.lockstep.internal.NamingRules;
  * @param rateLimit settings of the rate limiter, under {@code lockstep.rate-limit}
  */
 @ConfigurationProperties("lockstep")
-public record LockstepProperties(@DefaultValue("true") boolean enabled, String keyPrefix,
+public record LockstepProperties(@DefaultValue("true") boolean enabled,
+		@DefaultValue(NamingRules.DEFAULT_KEY_PREFIX) String keyPrefix,
 		@Nullable String instanceId, @DefaultValue("" + LockAnnotationAdvisor.DEFAULT_ORDER) int advisorOrder,
 		@DefaultValue("5s") Duration commandTimeout, @DefaultValue("500ms") Duration heartbeatInterval,
 		@DefaultValue @NestedConfigurationProperty LockProperties lock,
@@ -48,8 +49,7 @@ public record LockstepProperties(@DefaultValue("true") boolean enabled, String k
 
 	/** Checks each setting, naming its property when one is out of range or malformed. */
 	public LockstepProperties {
-		keyPrefix = (keyPrefix != null) ? NamingRules.keyPrefix("lockstep.key-prefix", keyPrefix)
-				: NamingRules.DEFAULT_KEY_PREFIX;
+		NamingRules.keyPrefix("lockstep.key-prefix", keyPrefix);
 		if (instanceId != null) {
 			NamingRules.instanceId("lockstep.instance-id", instanceId);
 		}

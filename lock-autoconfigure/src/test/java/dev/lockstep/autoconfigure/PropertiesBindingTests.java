@@ -53,7 +53,7 @@ class PropertiesBindingTests {
 			}
 			checked++;
 		}
-		assertThat(checked).as("properties with a documented default").isEqualTo(27);
+		assertThat(checked).as("properties with a documented default").isEqualTo(28);
 		assertThat(bind(Map.of("lockstep.lock.wait-time", "1s"))).as("the comparison can fail").isNotEqualTo(defaults);
 		assertThat(defaults.keyPrefix()).isEqualTo("lockstep:");
 		assertThat(defaults.instanceId()).isNull();

@@ -210,22 +210,11 @@ final class JobRunner {
 	}
 
 	private void scheduleWait(GuardedJob job, long slot, Body body, long firedNanos, long until) {
-		if (System.nanoTime() - until > 0) {
-			logger.warn("Job '{}' gave up waiting to run the firing of {}: the guard stayed held, or Redis unreachable, "
-					+ "past the slot horizon", job.name(), Instant.ofEpochMilli(slot));
-			return;
-		}
 		boolean withinTolerance = System.nanoTime() - firedNanos < this.skewTolerance.toNanos();
 		long delay = withinTolerance
 				? WAIT_RETRY.toMillis() + ThreadLocalRandom.current().nextLong(WAIT_RETRY_SPREAD.toMillis() + 1)
 				: TAKEOVER_RETRY.toMillis();
-		try {
-			this.timer.schedule(() -> this.takeovers.execute(() -> awaitGuard(job, slot, body, firedNanos, until)), delay,
-					TimeUnit.MILLISECONDS);
-		}
-		catch (RejectedExecutionException ex) {
-			// stopping: the slot is left to the takeovers of the instances still running
-		}
+		retryLater(job, slot, until, "waiting to run", delay, () -> awaitGuard(job, slot, body, firedNanos, until));
 	}
 
 	/**
@@ -234,52 +223,30 @@ final class JobRunner {
 	 * an earlier slot) turns out to last a whole period, or because a run without a known slot still
 	 * holds it after the skew tolerance; for the horizon at most.
 	 */
-	private void awaitGuard(GuardedJob job, long slot, Body body, long firedNanos, long until) {
-		if (!enter()) {
+	private void awaitGuard(GuardedJob job, long slot, Body body, long firedNanos, long until) throws Throwable {
+		JobClaim claim = this.claims.claim(job, slot, JobScripts.Mode.TAKEOVER, null);
+		if (claim != null && claim.held()) {
+			JobClaim.Holder holder = claim.holder();
+			boolean waitedTolerance = System.nanoTime() - firedNanos >= this.skewTolerance.toNanos();
+			if (claim.heldByAnEarlierSlotForAWholePeriod(slot)
+					|| (waitedTolerance && (holder == null || holder.slot() == null))) {
+				claim = giveUp(job, slot, claim);
+			}
+		}
+		if (claim == null || claim.held()) {
+			scheduleWait(job, slot, body, firedNanos, until);
 			return;
 		}
-		try {
-			JobClaim claim = this.claims.claim(job, slot, JobScripts.Mode.TAKEOVER, null);
-			if (claim != null && claim.held()) {
-				JobClaim.Holder holder = claim.holder();
-				boolean waitedTolerance = System.nanoTime() - firedNanos >= this.skewTolerance.toNanos();
-				if (claim.heldByAnEarlierSlotForAWholePeriod(slot)
-						|| (waitedTolerance && (holder == null || holder.slot() == null))) {
-					claim = giveUp(job, slot, claim);
-				}
-			}
-			if (claim == null || claim.held()) {
-				scheduleWait(job, slot, body, firedNanos, until);
-				return;
-			}
-			if (!claim.runs()) {
-				this.skips.skipped(job, claim.reason());
-				return;
-			}
-			logger.debug("Job '{}' runs the firing of {} after waiting for the guard", job.name(), Instant.ofEpochMilli(slot));
-			runClaimed(job, slot, claim, body, 1);
+		if (!claim.runs()) {
+			this.skips.skipped(job, claim.reason());
+			return;
 		}
-		catch (Throwable ex) {
-			logger.error("Job '{}' failed", job.name(), ex);
-		}
-		finally {
-			leave();
-		}
+		logger.debug("Job '{}' runs the firing of {} after waiting for the guard", job.name(), Instant.ofEpochMilli(slot));
+		runClaimed(job, slot, claim, body, 1);
 	}
 
 	private void scheduleTakeover(GuardedJob job, Long slot, Body body, Duration delay, int attempt, long until) {
-		if (System.nanoTime() - until > 0) {
-			logger.warn("Job '{}' gave up taking over the firing of {}: the guard stayed held, or Redis unreachable, "
-					+ "past the slot horizon", job.name(), Instant.ofEpochMilli(slot));
-			return;
-		}
-		try {
-			this.timer.schedule(() -> this.takeovers.execute(() -> takeOver(job, slot, body, attempt, until)),
-					delay.toMillis(), TimeUnit.MILLISECONDS);
-		}
-		catch (RejectedExecutionException ex) {
-			// stopping: the slot is left to the instances still running
-		}
+		retryLater(job, slot, until, "taking over", delay.toMillis(), () -> takeOver(job, slot, body, attempt, until));
 	}
 
 	/**
@@ -287,22 +254,47 @@ final class JobRunner {
 	 * decided meanwhile. While another run holds the guard or Redis fails, tries again until the
 	 * slot is decided, for the horizon at most.
 	 */
-	private void takeOver(GuardedJob job, Long slot, Body body, int attempt, long until) {
+	private void takeOver(GuardedJob job, Long slot, Body body, int attempt, long until) throws Throwable {
+		JobClaim claim = this.claims.claim(job, slot, JobScripts.Mode.TAKEOVER, null);
+		if (claim == null || claim.held()) {
+			scheduleTakeover(job, slot, body, TAKEOVER_RETRY, attempt + 1, until);
+			return;
+		}
+		if (!claim.runs()) {
+			return;
+		}
+		logger.info("Job '{}' runs the firing of {} that the chosen instance did not start", job.name(),
+				Instant.ofEpochMilli(slot));
+		runClaimed(job, slot, claim, body, attempt);
+	}
+
+	/**
+	 * Makes {@code retry} another attempt at {@code job}'s firing of {@code slot}, on a takeover
+	 * thread after {@code delayMillis}: unless the slot's horizon {@code until} (nano time) has passed
+	 * ({@code doing} says what was given up) or shutdown has begun, which leaves the slot to the
+	 * instances still running.
+	 */
+	private void retryLater(GuardedJob job, Long slot, long until, String doing, long delayMillis, Retry retry) {
+		if (System.nanoTime() - until > 0) {
+			logger.warn("Job '{}' gave up {} the firing of {}: the guard stayed held, or Redis unreachable, "
+					+ "past the slot horizon", job.name(), doing, Instant.ofEpochMilli(slot));
+			return;
+		}
+		try {
+			this.timer.schedule(() -> this.takeovers.execute(() -> attempt(job, retry)), delayMillis,
+					TimeUnit.MILLISECONDS);
+		}
+		catch (RejectedExecutionException ex) {
+			// stopping: the slot is left to the instances still running
+		}
+	}
+
+	private void attempt(GuardedJob job, Retry retry) {
 		if (!enter()) {
 			return;
 		}
 		try {
-			JobClaim claim = this.claims.claim(job, slot, JobScripts.Mode.TAKEOVER, null);
-			if (claim == null || claim.held()) {
-				scheduleTakeover(job, slot, body, TAKEOVER_RETRY, attempt + 1, until);
-				return;
-			}
-			if (!claim.runs()) {
-				return;
-			}
-			logger.info("Job '{}' runs the firing of {} that the chosen instance did not start", job.name(),
-					Instant.ofEpochMilli(slot));
-			runClaimed(job, slot, claim, body, attempt);
+			retry.run();
 		}
 		catch (Throwable ex) {
 			logger.error("Job '{}' failed", job.name(), ex);
@@ -310,6 +302,13 @@ final class JobRunner {
 		finally {
 			leave();
 		}
+	}
+
+	/** One more attempt at a firing, on a takeover thread. */
+	private interface Retry {
+
+		void run() throws Throwable;
+
 	}
 
 	/** Counts a firing in, unless shutdown has begun. */

@@ -21,19 +21,21 @@ final class LockScripts extends FeatureScripts {
 
 	/**
 	 * The lock's scripts, each after the lock values' library, joining the wait queue
-	 * ({@code wait-queue.lua}) and the hand-off ({@code handoff.lua}).
+	 * ({@code wait-queue.lua}), the watchdog's batch ({@code renew-batch.lua}) and the hand-off
+	 * ({@code handoff.lua}).
 	 */
 	private static final ScriptSet SCRIPTS = new ScriptSet(LockScripts.class, RedisScripts.LOCK_VALUES, "wait-queue.lua",
-			"handoff.lua")
+			"renew-batch.lua", "handoff.lua")
 		.returning(ScriptOutputType.INTEGER, "acquire.lua", "release.lua", "cancel.lua")
 		.returning(ScriptOutputType.MULTI, "renew.lua", "heartbeat.lua", "state.lua");
 
 	/**
 	 * The permits' scripts, each after the lock values' library, joining the wait queue
-	 * ({@code wait-queue.lua}) and their shared functions ({@code permit-common.lua}).
+	 * ({@code wait-queue.lua}), the watchdog's batch ({@code renew-batch.lua}) and their shared
+	 * functions ({@code permit-common.lua}).
 	 */
 	private static final ScriptSet PERMITS = new ScriptSet(LockScripts.class, RedisScripts.LOCK_VALUES, "wait-queue.lua",
-			"permit-common.lua")
+			"renew-batch.lua", "permit-common.lua")
 		.returning(ScriptOutputType.INTEGER, "permit-acquire.lua", "permit-release.lua", "permit-cancel.lua")
 		.returning(ScriptOutputType.MULTI, "permit-renew.lua", "permit-heartbeat.lua", "permit-state.lua");
 

@@ -6,15 +6,12 @@
 -- Returns a list with 1 where the lease was extended and 0 where the caller no longer holds it.
 local count = #KEYS / 2
 local now = now_ms()
-local renewed = {}
-for i = 1, count do
+return renew_each(count, function(i)
   local ends = redis.call('ZSCORE', KEYS[i], ARGV[i])
-  if ends and tonumber(ends) > now then
-    redis.call('ZADD', KEYS[i], 'XX', now + tonumber(ARGV[count + i]), ARGV[i])
-    keep(KEYS[i], KEYS[count + i], now)
-    renewed[i] = 1
-  else
-    renewed[i] = 0
+  if not ends or tonumber(ends) <= now then
+    return false
   end
-end
-return renewed
+  redis.call('ZADD', KEYS[i], 'XX', now + tonumber(ARGV[count + i]), ARGV[i])
+  keep(KEYS[i], KEYS[count + i], now)
+  return true
+end)

@@ -7,14 +7,10 @@
 -- ARGV[1..n] the caller's value of each lock '<owner id>:<fencing token>', ARGV[n+1..2n] the new lease in ms
 -- Returns a list with 1 where the lease was extended and 0 where the caller no longer owns the lock.
 local count = #KEYS
-local renewed = {}
-for i = 1, count do
-  local current = redis.call('GET', KEYS[i])
-  if current == ARGV[i] then
-    redis.call('PEXPIRE', KEYS[i], ARGV[count + i])
-    renewed[i] = 1
-  else
-    renewed[i] = 0
+return renew_each(count, function(i)
+  if redis.call('GET', KEYS[i]) ~= ARGV[i] then
+    return false
   end
-end
-return renewed
+  redis.call('PEXPIRE', KEYS[i], ARGV[count + i])
+  return true
+end)
