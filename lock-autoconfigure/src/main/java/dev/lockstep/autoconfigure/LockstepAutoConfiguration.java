@@ -1,6 +1,7 @@
 package dev.lockstep.autoconfigure;
 
 import java.util.List;
+import java.util.Optional;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
@@ -61,11 +62,17 @@ public final class LockstepAutoConfiguration {
 		lockService.setCommandTimeout(properties.commandTimeout());
 		lockService.setShutdownTimeout(properties.lock().shutdownTimeout());
 		lockService.setReplicaAcknowledgements(properties.lock().replicaAcknowledgements());
-		List<LockListener> all = listeners.orderedStream().toList();
-		if (!all.isEmpty()) {
-			lockService.setListener(combine(all));
-		}
+		combined(listeners).ifPresent(lockService::setListener);
 		return lockService;
+	}
+
+	/**
+	 * The application's {@link LockListener} beans, in order, as one listener (see
+	 * {@link #combine(List)}), or empty when it has none: a service then keeps its own no-op listener.
+	 */
+	public static Optional<LockListener> combined(ObjectProvider<LockListener> listeners) {
+		List<LockListener> all = listeners.orderedStream().toList();
+		return all.isEmpty() ? Optional.empty() : Optional.of(combine(all));
 	}
 
 	/** One listener that passes every event to each of {@code listeners}, in order, each isolated from the others. */

@@ -80,16 +80,17 @@ final class ClusterView {
 			.map((record) -> new Instance(record.id(), record.host(), record.version(), record.lockstepVersion(),
 					record.heartbeatMillis(), record.alive(), record.id().equals(this.instanceId), record.locks().size()))
 			.toList();
-		return new Cluster(now, this.instanceId, instances, locks(all, now), permits(all, now), this.activity.lockWaits(now),
-				queues(all, now), jobs(all, now));
+		LockStateRegistry locks = this.locks;
+		SerialQueueRegistry queues = this.queues;
+		JobGuardRegistry jobs = this.jobs;
+		// a feature this instance does not have shows nothing
+		return new Cluster(now, this.instanceId, instances, (locks != null) ? locks(locks, all, now) : List.of(),
+				(locks != null) ? permits(locks, all, now) : List.of(), this.activity.lockWaits(now),
+				(queues != null) ? queues(queues, all, now) : List.of(), (jobs != null) ? jobs(jobs, all, now) : List.of());
 	}
 
-	private List<LockOwnership> locks(List<InstanceRecord> all, long now) {
+	private List<LockOwnership> locks(LockStateRegistry service, List<InstanceRecord> all, long now) {
 		List<LockOwnership> held = new ArrayList<>();
-		LockStateRegistry service = this.locks;
-		if (service == null) {
-			return held;
-		}
 		for (InstanceRecord record : all) {
 			for (HeldByInstance lock : record.locks()) {
 				if (lock.permits() > 0) {
@@ -113,11 +114,7 @@ final class ClusterView {
 	 * The keys whose permits the instances reported holding, with Redis's count of those held and
 	 * waiting now; a key is shown while Redis shows a permit of it held.
 	 */
-	private List<PermitUse> permits(List<InstanceRecord> all, long now) {
-		LockStateRegistry service = this.locks;
-		if (service == null) {
-			return List.of();
-		}
+	private List<PermitUse> permits(LockStateRegistry service, List<InstanceRecord> all, long now) {
 		Map<String, List<PermitHolder>> holders = new TreeMap<>();
 		Map<String, Integer> limits = new LinkedHashMap<>();
 		for (InstanceRecord record : all) {
@@ -139,11 +136,7 @@ final class ClusterView {
 		return permits;
 	}
 
-	private List<Queue> queues(List<InstanceRecord> all, long now) {
-		SerialQueueRegistry service = this.queues;
-		if (service == null) {
-			return List.of();
-		}
+	private List<Queue> queues(SerialQueueRegistry service, List<InstanceRecord> all, long now) {
 		SerialQueue actions = this.queueActions;
 		TreeSet<String> names = new TreeSet<>(service.listenedQueues());
 		all.stream().filter(InstanceRecord::alive).forEach((record) -> names.addAll(record.queues()));
@@ -158,11 +151,7 @@ final class ClusterView {
 		return queues;
 	}
 
-	private List<Job> jobs(List<InstanceRecord> all, long now) {
-		JobGuardRegistry registry = this.jobs;
-		if (registry == null) {
-			return List.of();
-		}
+	private List<Job> jobs(JobGuardRegistry registry, List<InstanceRecord> all, long now) {
 		Map<String, List<String>> guardedBy = new LinkedHashMap<>();
 		Map<String, List<String>> runnableBy = new LinkedHashMap<>();
 		registry.jobs().forEach((job) -> guardedBy.computeIfAbsent(job.name(), (name) -> new ArrayList<>()));

@@ -31,8 +31,6 @@ final class InstanceRecords {
 	/** How long the record of an instance that stopped is kept. */
 	static final Duration KEPT = Duration.ofHours(1);
 
-	private static final String FIELD_SEPARATOR = "\t";
-
 	private static final String LINE_SEPARATOR = "\n";
 
 	private final StringRedisTemplate redis;
@@ -111,7 +109,7 @@ final class InstanceRecords {
 		String lockInstance = text(fields, "lockInstance");
 		List<HeldByInstance> locks = new ArrayList<>();
 		for (String line : lines(text(fields, "locks"))) {
-			String[] parts = line.split(FIELD_SEPARATOR, -1);
+			String[] parts = TabFields.split(line);
 			// a record of an earlier build has no fifth part: locks only
 			if (parts.length == 4 || parts.length == 5) {
 				locks.add(new HeldByInstance(parts[0], parts[1], Long.parseLong(parts[2]), Long.parseLong(parts[3]),
@@ -125,12 +123,7 @@ final class InstanceRecords {
 
 	private static String line(HeldByInstance lock) {
 		// lock keys and thread names hold no tab or newline in practice; such characters are replaced
-		return clean(lock.key()) + FIELD_SEPARATOR + clean(lock.thread()) + FIELD_SEPARATOR + lock.fencingToken()
-				+ FIELD_SEPARATOR + lock.heldSinceMillis() + FIELD_SEPARATOR + lock.permits();
-	}
-
-	private static String clean(String text) {
-		return text.replace('\t', ' ').replace('\n', ' ');
+		return TabFields.join(lock.key(), lock.thread(), lock.fencingToken(), lock.heldSinceMillis(), lock.permits());
 	}
 
 	private static String text(Map<Object, Object> fields, String name) {

@@ -41,8 +41,6 @@ final class JobTriggerRequests {
 
 	private static final Duration RECORDS_KEPT = Duration.ofDays(1);
 
-	private static final String SEPARATOR = "\t";
-
 	private final StringRedisTemplate redis;
 
 	private final String prefix;
@@ -55,7 +53,7 @@ final class JobTriggerRequests {
 	/** Asks for a run of {@code job}; returns the request's id. */
 	String ask(String job, String user, String askedOn) {
 		String id = UUID.randomUUID().toString().substring(0, 8);
-		write(job, new Trigger(id, System.currentTimeMillis(), clean(user), askedOn, State.ASKED, "", "", null));
+		write(job, new Trigger(id, System.currentTimeMillis(), user, askedOn, State.ASKED, "", "", null));
 		String pending = pendingKey(job);
 		this.redis.opsForList().leftPush(pending, id);
 		this.redis.expire(pending, PENDING_KEPT);
@@ -133,9 +131,8 @@ final class JobTriggerRequests {
 
 	private void write(String job, Trigger trigger) {
 		String key = recordsKey(job);
-		this.redis.opsForHash().put(key, trigger.id(), String.join(SEPARATOR, Long.toString(trigger.askedAt()), trigger.user(),
-				trigger.askedOn(), trigger.state().name(), trigger.instance(), clean(trigger.detail()),
-				(trigger.runStart() != null) ? Long.toString(trigger.runStart()) : ""));
+		this.redis.opsForHash().put(key, trigger.id(), TabFields.join(trigger.askedAt(), trigger.user(), trigger.askedOn(),
+				trigger.state().name(), trigger.instance(), trigger.detail(), (trigger.runStart() != null) ? trigger.runStart() : ""));
 		this.redis.expire(key, RECORDS_KEPT);
 		Long size = this.redis.opsForHash().size(key);
 		if (size != null && size > KEPT_REQUESTS) {
@@ -148,7 +145,7 @@ final class JobTriggerRequests {
 	}
 
 	private static @Nullable Trigger parse(String id, String value) {
-		String[] parts = value.split(SEPARATOR, -1);
+		String[] parts = TabFields.split(value);
 		if (parts.length != 7) {
 			return null;
 		}
@@ -167,10 +164,6 @@ final class JobTriggerRequests {
 
 	private String recordsKey(String job) {
 		return this.prefix + "job-triggers:" + job;
-	}
-
-	private static String clean(String text) {
-		return text.replace('\t', ' ').replace('\n', ' ');
 	}
 
 	/** Where a request is. */

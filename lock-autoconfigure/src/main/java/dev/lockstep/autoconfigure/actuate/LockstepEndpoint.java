@@ -128,10 +128,8 @@ public final class LockstepEndpoint {
 	@WriteOperation
 	public @Nullable Redriven redrive(@Selector String part, @Selector String name, @Selector String action,
 			@Selector String taskId) {
-		if (this.queues == null || !"queues".equals(part) || !"redrive".equals(action)) {
-			return null;
-		}
-		return this.queues.redrive(name, taskId);
+		QueueEndpointPart queues = queuesFor(part, action, "redrive");
+		return (queues != null) ? queues.redrive(name, taskId) : null;
 	}
 
 	/**
@@ -141,10 +139,13 @@ public final class LockstepEndpoint {
 	@DeleteOperation
 	public @Nullable Discarded discard(@Selector String part, @Selector String name, @Selector String kind,
 			@Selector String taskId) {
-		if (this.queues == null || !"queues".equals(part) || !"dead".equals(kind)) {
-			return null;
-		}
-		return this.queues.discard(name, taskId);
+		QueueEndpointPart queues = queuesFor(part, kind, "dead");
+		return (queues != null) ? queues.discard(name, taskId) : null;
+	}
+
+	/** The queues' part for a path {@code queues/{name}/<expected>/{taskId}}, or null for another path or without queues. */
+	private @Nullable QueueEndpointPart queuesFor(String part, String action, String expected) {
+		return ("queues".equals(part) && expected.equals(action)) ? this.queues : null;
 	}
 
 	/**

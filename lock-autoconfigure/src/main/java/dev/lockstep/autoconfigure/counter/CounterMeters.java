@@ -1,9 +1,9 @@
 package dev.lockstep.autoconfigure.counter;
 
-import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.jspecify.annotations.Nullable;
 
+import dev.lockstep.autoconfigure.metrics.KeyNameCounter;
 import dev.lockstep.counter.RedisCounters;
 
 /**
@@ -15,27 +15,12 @@ final class CounterMeters {
 
 	static final String REJECTIONS = "lockstep.counter.rejections";
 
-	private final MeterRegistry registry;
-
 	CounterMeters(@Nullable RedisCounters counters, MeterRegistry registry) {
-		this.registry = registry;
+		KeyNameCounter rejections = new KeyNameCounter(registry, REJECTIONS,
+				"Counter increments refused because they would have passed the limit");
 		if (counters != null) {
-			counters.setRejectionListener(this::rejected);
+			counters.setRejectionListener((key) -> rejections.increment(key));
 		}
-	}
-
-	private void rejected(String key) {
-		Counter.builder(REJECTIONS)
-			.description("Counter increments refused because they would have passed the limit")
-			.tag("name", name(key))
-			.register(this.registry)
-			.increment();
-	}
-
-	/** The key up to its first ':', or all of it. */
-	static String name(String key) {
-		int colon = key.indexOf(':');
-		return (colon > 0) ? key.substring(0, colon) : key;
 	}
 
 }

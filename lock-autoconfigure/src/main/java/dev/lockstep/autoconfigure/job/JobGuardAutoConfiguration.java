@@ -1,6 +1,5 @@
 package dev.lockstep.autoconfigure.job;
 
-import java.util.List;
 
 import io.micrometer.observation.ObservationRegistry;
 
@@ -84,10 +83,7 @@ public final class JobGuardAutoConfiguration {
 		jobGuard.setShutdownTimeout(settings.shutdownTimeout());
 		jobGuard.setObservationRegistry(observations.getIfUnique(() -> ObservationRegistry.NOOP));
 		jobGuard.setInstanceId(instanceId.getIfAvailable(() -> LockstepInstanceId.of(properties)).value());
-		List<LockListener> all = listeners.orderedStream().toList();
-		if (!all.isEmpty()) {
-			jobGuard.setListener(LockstepAutoConfiguration.combine(all));
-		}
+		LockstepAutoConfiguration.combined(listeners).ifPresent(jobGuard::setListener);
 		return jobGuard;
 	}
 

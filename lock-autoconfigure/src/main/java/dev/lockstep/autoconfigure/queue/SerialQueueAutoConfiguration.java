@@ -1,7 +1,6 @@
 package dev.lockstep.autoconfigure.queue;
 
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 
 import io.micrometer.core.instrument.MeterRegistry;
@@ -58,10 +57,7 @@ public final class SerialQueueAutoConfiguration {
 		settings.queues().keySet().forEach((name) -> own.put(name, settings.settings(name)));
 		queue.setQueueSettings(own);
 		queue.setInstanceId(instanceId.getIfAvailable(() -> LockstepInstanceId.of(properties)).value());
-		List<LockListener> all = listeners.orderedStream().toList();
-		if (!all.isEmpty()) {
-			queue.setListener(LockstepAutoConfiguration.combine(all));
-		}
+		LockstepAutoConfiguration.combined(listeners).ifPresent(queue::setListener);
 		return queue;
 	}
 

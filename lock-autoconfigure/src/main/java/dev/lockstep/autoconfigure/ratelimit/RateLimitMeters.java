@@ -1,10 +1,9 @@
 package dev.lockstep.autoconfigure.ratelimit;
 
-import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.jspecify.annotations.Nullable;
 
-import dev.lockstep.RateLimiter;
+import dev.lockstep.autoconfigure.metrics.KeyNameCounter;
 import dev.lockstep.ratelimit.RedisRateLimiter;
 
 /**
@@ -16,23 +15,12 @@ final class RateLimitMeters {
 
 	static final String CALLS = "lockstep.rate-limit.calls";
 
-	private final MeterRegistry registry;
-
 	RateLimitMeters(@Nullable RedisRateLimiter limiter, MeterRegistry registry) {
-		this.registry = registry;
+		KeyNameCounter calls = new KeyNameCounter(registry, CALLS, "Calls decided by a Lockstep rate limit");
 		if (limiter != null) {
-			limiter.setDecisionListener(this::decided);
+			limiter.setDecisionListener(
+					(key, decision) -> calls.increment(key, "outcome", decision.allowed() ? "allowed" : "refused"));
 		}
-	}
-
-	private void decided(String key, RateLimiter.Decision decision) {
-		int colon = key.indexOf(':');
-		Counter.builder(CALLS)
-			.description("Calls decided by a Lockstep rate limit")
-			.tag("name", (colon > 0) ? key.substring(0, colon) : key)
-			.tag("outcome", decision.allowed() ? "allowed" : "refused")
-			.register(this.registry)
-			.increment();
 	}
 
 }

@@ -44,17 +44,15 @@ public class LockstepProblemDetails {
 	@ExceptionHandler
 	ResponseEntity<ProblemDetail> notAcquired(LockNotAcquiredException ex) {
 		logger.debug("Answered 409: {}", ex.getMessage());
-		return ResponseEntity.status(HttpStatus.CONFLICT)
-			.body(problem(HttpStatus.CONFLICT, "Lock not acquired",
-					"Another request holds the lock this one needs; nothing was done. Try again later."));
+		return answer(HttpStatus.CONFLICT, "Lock not acquired",
+				"Another request holds the lock this one needs; nothing was done. Try again later.");
 	}
 
 	@ExceptionHandler
 	ResponseEntity<ProblemDetail> stale(StaleLockException ex) {
 		logger.warn("Answered 409: {}", ex.getMessage());
-		return ResponseEntity.status(HttpStatus.CONFLICT)
-			.body(problem(HttpStatus.CONFLICT, "Stale write refused",
-					"A later request has written the same data; this one was too late and nothing was done."));
+		return answer(HttpStatus.CONFLICT, "Stale write refused",
+				"A later request has written the same data; this one was too late and nothing was done.");
 	}
 
 	@ExceptionHandler({ LockUnavailableException.class, SerialQueueException.class })
@@ -69,9 +67,12 @@ public class LockstepProblemDetails {
 	@ExceptionHandler
 	ResponseEntity<ProblemDetail> badKey(LockKeyException ex) {
 		logger.error("Answered 500: {}", ex.getMessage(), ex);
-		return ResponseEntity.status(HttpStatus.INTERNAL_SERVER_ERROR)
-			.body(problem(HttpStatus.INTERNAL_SERVER_ERROR, "Internal error",
-					"The request could not be handled; the service's log says why."));
+		return answer(HttpStatus.INTERNAL_SERVER_ERROR, "Internal error",
+				"The request could not be handled; the service's log says why.");
+	}
+
+	private static ResponseEntity<ProblemDetail> answer(HttpStatus status, String title, String detail) {
+		return ResponseEntity.status(status).body(problem(status, title, detail));
 	}
 
 	private static ProblemDetail problem(HttpStatus status, String title, String detail) {

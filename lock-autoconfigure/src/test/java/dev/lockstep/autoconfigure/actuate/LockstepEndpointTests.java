@@ -128,6 +128,13 @@ class LockstepEndpointTests {
 		await().atMost(Duration.ofSeconds(20)).until(() -> queue.task("imports", failing).orElseThrow().attempt() == 1
 				&& queue.stats("imports").dead() == 1);
 		assertThat(post("/actuator/lockstep/queues/imports/redrive/no-such-task").body()).contains("\"redriven\":false");
+		// any other path of four parts changes nothing (the operation returns nothing, which Boot answers
+		// with 204): the task is still dead, and is discarded below
+		assertThat(post("/actuator/lockstep/queues/imports/dead/" + failing).status()).isEqualTo(204);
+		assertThat(post("/actuator/lockstep/locks/imports/redrive/" + failing).status()).isEqualTo(204);
+		assertThat(delete("/actuator/lockstep/queues/imports/redrive/" + failing).status()).isEqualTo(204);
+		assertThat(delete("/actuator/lockstep/jobs/imports/dead/" + failing).status()).isEqualTo(204);
+		assertThat(queue.task("imports", failing).orElseThrow().state()).isEqualTo(SerialTask.State.DEAD);
 
 		// a discard through the endpoint (DELETE): the dead task is gone, payload and all
 		Response discarded = delete("/actuator/lockstep/queues/imports/dead/" + failing);
