@@ -2,9 +2,11 @@ package dev.lockstep.queue;
 
 import java.time.Duration;
 import java.util.concurrent.Callable;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 
@@ -13,14 +15,26 @@ import org.jspecify.annotations.Nullable;
 /**
  * Where one queue's idle workers wait: for a wake-up (a group's next task may start), for the
  * moment the next lease or retry falls due (one timer per due moment), or at most
- * {@link #IDLE_LOOK}, holding at most one wake-up per worker.
+ * {@link #IDLE_LOOK}, holding at most one wake-up per worker. A wake-up that names another
+ * instance (the one whose worker went idle last) wakes a worker here only {@link #HEDGE_DELAY}
+ * later, and not at all if a woken take of that instance started a task meanwhile: one worker
+ * looks for the group rather than one on every instance, and a named instance that stalled or died
+ * holds no group up for longer than that.
  */
 final class IdleWorkers {
 
 	/** Longest wait of an idle worker before it looks for work on its own (a wake-up lost in a reconnect). */
 	static final Duration IDLE_LOOK = Duration.ofSeconds(30);
 
+	/** How long a wake-up that names another instance waits for that instance's woken take. */
+	static final Duration HEDGE_DELAY = Duration.ofMillis(5);
+
 	private final int concurrency;
+
+	/** Wake-ups named for another instance whose delay runs and which no take there answered yet. */
+	private final AtomicInteger hedges = new AtomicInteger();
+
+	private volatile long hedgeDelayNanos = HEDGE_DELAY.toNanos();
 
 	private final Semaphore wakeUps = new Semaphore(0);
 
@@ -31,8 +45,11 @@ final class IdleWorkers {
 
 	private volatile ScheduledExecutorService timer;
 
-	IdleWorkers(int concurrency) {
+	private final String instanceId;
+
+	IdleWorkers(int concurrency, String instanceId) {
 		this.concurrency = concurrency;
+		this.instanceId = instanceId;
 	}
 
 	/** Starts afresh (the workers start, or start again), timed wake-ups on {@code timer}. */
@@ -40,6 +57,12 @@ final class IdleWorkers {
 		this.timer = timer;
 		this.wakeUps.drainPermits();
 		this.timedWakeAt.set(Long.MAX_VALUE);
+		this.hedges.set(0);
+	}
+
+	/** For tests: how long a wake-up named for another instance waits (default {@link #HEDGE_DELAY}). */
+	void hedgeDelay(Duration delay) {
+		this.hedgeDelayNanos = delay.toNanos();
 	}
 
 	/**
@@ -50,6 +73,57 @@ final class IdleWorkers {
 		if (this.wakeUps.availablePermits() < this.concurrency) {
 			this.wakeUps.release();
 		}
+	}
+
+	/**
+	 * A message on the queue's channel: {@code w:<instance id>}, a group's next task may start and
+	 * that instance is told first (its worker went idle last); {@code t:<instance id>}, a woken take
+	 * of that instance started a task; anything else (an earlier version's wake-up, a group readied
+	 * by a sweep, a redrive or a resume) wakes one idle worker here.
+	 */
+	void heard(String message) {
+		boolean named = message.startsWith("w:");
+		if (!named && !message.startsWith("t:")) {
+			wake();
+		}
+		else if (message.substring(2).equals(this.instanceId)) {
+			if (named) {
+				wake();
+			}
+		}
+		else if (named) {
+			wakeUnlessAnswered();
+		}
+		else {
+			answeredElsewhere();
+		}
+	}
+
+	/**
+	 * A group's next task may start, and another instance was told to wake a worker for it: wakes
+	 * one here after {@link #HEDGE_DELAY}, unless {@link #answeredElsewhere} comes first.
+	 */
+	private void wakeUnlessAnswered() {
+		this.hedges.incrementAndGet();
+		try {
+			this.timer.schedule(() -> {
+				if (takeHedge()) {
+					wake();
+				}
+			}, this.hedgeDelayNanos, TimeUnit.NANOSECONDS);
+		}
+		catch (RejectedExecutionException ex) {
+			// the workers stop
+		}
+	}
+
+	/** A woken take on another instance started a task: one wake-up waiting here need not wake a worker. */
+	private void answeredElsewhere() {
+		takeHedge();
+	}
+
+	private boolean takeHedge() {
+		return this.hedges.getAndUpdate((left) -> (left > 0) ? left - 1 : 0) > 0;
 	}
 
 	/** Every worker wakes (the workers stop). */
@@ -78,7 +152,7 @@ final class IdleWorkers {
 	/**
 	 * Waits idle after a take that found nothing, until a take may find work: a lease or retry
 	 * falls due ({@code dueMillis}), {@link #IDLE_LOOK} passes, or a wake-up came and
-	 * {@code wokenTake} started a task. Every instance hears a wake-up and wakes a worker for it,
+	 * {@code wokenTake} started a task. A wake-up may wake a worker on more than one instance,
 	 * and only as many should start a task as groups wait: a woken worker's take (see
 	 * {@link QueueScripts#wokenTake}) starts nothing quietly, in a few commands, when another worker
 	 * took the group first, and the worker waits on. The wait never goes past the look-by moment, so

@@ -1,5 +1,6 @@
 package dev.lockstep.queue;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -15,6 +16,8 @@ import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+
+import org.springframework.data.redis.connection.Message;
 
 import dev.lockstep.LockListener;
 import dev.lockstep.SerialTask;
@@ -93,7 +96,7 @@ final class QueueWorkers {
 		this.redis = redis;
 		this.replies = new ReplyWait(commandTimeout, redis);
 		this.running = new LeaseRenewals(keys, settings, scripts, commandTimeout);
-		this.idle = new IdleWorkers(concurrency);
+		this.idle = new IdleWorkers(concurrency, instanceId);
 		this.sweeps = new DueSweeps(settings.leaseTime());
 		this.owners = new TakeOwners(instanceId, keys, scripts);
 	}
@@ -299,9 +302,14 @@ final class QueueWorkers {
 		}
 	}
 
-	/** A group's next task may start: wakes one idle worker (see {@link IdleWorkers#wake}). */
-	void wake() {
-		this.idle.wake();
+	/** A message on the queue's channel (see {@link IdleWorkers#heard}). */
+	void heard(Message message) {
+		this.idle.heard(new String(message.getBody(), StandardCharsets.UTF_8));
+	}
+
+	/** For tests: how long a wake-up told to another instance first waits for its take. */
+	void hedgeDelay(Duration delay) {
+		this.idle.hedgeDelay(delay);
 	}
 
 	/** From now on no task is taken; idle workers wake and end. */

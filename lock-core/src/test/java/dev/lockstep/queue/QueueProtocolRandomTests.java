@@ -53,8 +53,12 @@ import static org.assertj.core.api.Assertions.assertThat;
  * its worker heard of (none waits out a lease it never ran under); fencing tokens increase with
  * every start within a group;</li>
  * <li>a third of the takes are a woken worker's (no sweep): they start the head of the group that
- * waited longest, or, when no group waits or the queue is paused, nothing, quietly, leaving the
- * groups waiting, leases, retries and idle mark as they were;</li>
+ * waited longest, and say so on the queue's channel naming their instance, or, when no group waits
+ * or the queue is paused, nothing, quietly, leaving the groups waiting, leases, retries and idle
+ * mark as they were;</li>
+ * <li>the idle mark names the instance of the worker whose take found nothing last; a wake-up
+ * names that instance, and one follows whenever a submit readies a group while the mark is
+ * set;</li>
  * <li>pauses and resumes of the queue and of groups, at random: no take starts a task of a paused
  * group or of a paused queue; a paused group is never among the groups waiting for a worker but
  * waits aside (once), and goes on in order when resumed; the pause view shows what was paused.</li>
@@ -117,6 +121,15 @@ class QueueProtocolRandomTests {
 
 	private int checks;
 
+	/** The queue's channel, as an instance hears it. */
+	private ChannelMessages messages;
+
+	/** The instance whose woken take started a task in this step (it says so on the channel), else null. */
+	private String wokenTaker;
+
+	/** Whether this step readied a group while a worker may be idle (a wake-up must follow). */
+	private boolean readiedWhileIdle;
+
 	@ParameterizedTest(name = "seed {0}")
 	@ValueSource(longs = { 1, 2, 3 })
 	void invariantsHoldUnderRandomOperations(long seed) throws Exception {
@@ -150,21 +163,56 @@ class QueueProtocolRandomTests {
 		this.template = this.redis.template();
 		this.scripts = new QueueScripts(new RedisScripts(this.redis.factory()));
 		this.keys = QueueKeys.of(this.redis.prefix(), "q");
-		for (int step = 0; step < STEPS; step++) {
-			String what;
-			try {
-				what = step(random);
-			}
-			catch (AssertionError ex) {
-				throw new AssertionError("seed " + seed + ", step " + step + ": " + ex.getMessage(), ex);
-			}
-			try {
-				checkInvariants();
-			}
-			catch (AssertionError ex) {
-				throw new AssertionError("seed " + seed + ", step " + step + " (" + what + "): " + ex.getMessage(), ex);
+		try (ChannelMessages heard = new ChannelMessages(this.redis.endpoint(), this.keys.channel())) {
+			this.messages = heard;
+			for (int step = 0; step < STEPS; step++) {
+				String idleBefore = this.template.opsForValue().get(this.keys.base() + ":idle");
+				this.wokenTaker = null;
+				this.readiedWhileIdle = false;
+				String what;
+				try {
+					what = step(random);
+				}
+				catch (AssertionError ex) {
+					throw new AssertionError("seed " + seed + ", step " + step + ": " + ex.getMessage(), ex);
+				}
+				try {
+					checkInvariants();
+					checkMessages(idleBefore);
+				}
+				catch (AssertionError ex) {
+					throw new AssertionError("seed " + seed + ", step " + step + " (" + what + "): " + ex.getMessage(), ex);
+				}
 			}
 		}
+	}
+
+	/**
+	 * What the step said on the queue's channel: a wake-up names the instance of the worker that went
+	 * idle last (the idle mark before the step) and comes whenever a group was readied while the mark
+	 * was set; a woken take that started a task says so once, naming its instance; nothing else
+	 * names an instance.
+	 */
+	private void checkMessages(String idleBefore) {
+		List<String> heard = this.messages.since();
+		List<String> wakeUps = heard.stream().filter((message) -> message.startsWith("w:")).toList();
+		List<String> answers = heard.stream().filter((message) -> message.startsWith("t:")).toList();
+		if (idleBefore == null) {
+			assertThat(wakeUps).as("wake-ups naming an instance with no idle mark").isEmpty();
+		}
+		else {
+			assertThat(wakeUps).as("wake-ups, the idle mark naming " + idleBefore).allMatch(("w:" + idleBefore)::equals);
+			if (this.readiedWhileIdle) {
+				assertThat(heard).as("messages after a group was readied while " + idleBefore + " may be idle").isNotEmpty();
+			}
+		}
+		assertThat(answers).as("a woken take's word that it started a task")
+			.isEqualTo((this.wokenTaker != null) ? List.of("t:" + this.wokenTaker) : List.of());
+	}
+
+	/** The instance id in an owner id {@code <instance>:<run>:<sequence>}. */
+	private static String instanceOf(String owner) {
+		return owner.substring(0, owner.indexOf(':'));
 	}
 
 	private String step(Random random) throws Exception {
@@ -176,7 +224,11 @@ class QueueProtocolRandomTests {
 			String group = "g" + random.nextInt(5);
 			String dedup = (random.nextInt(4) == 0) ? "d" + random.nextInt(20) : null;
 			String id = "t" + this.submitted.size() + "-" + random.nextInt(1000);
+			boolean readyBefore = this.template.opsForList().indexOf(this.keys.base() + ":ready", group) != null;
 			String stored = get(this.scripts.submit(this.keys, id, group, "{}", dedup, Duration.ofMinutes(5)));
+			this.readiedWhileIdle = !readyBefore
+					&& this.template.opsForList().indexOf(this.keys.base() + ":ready", group) != null
+					&& Boolean.TRUE.equals(this.template.hasKey(this.keys.base() + ":idle"));
 			if (stored.equals(id)) {
 				this.submitOrder.put(id, this.submitted.size());
 				this.submitted.add(id);
@@ -204,6 +256,7 @@ class QueueProtocolRandomTests {
 					sweep && !woken, woken));
 			if (woken) {
 				checkWokenTake(taken, readyBefore, idleBefore, runningBefore, delayedBefore);
+				this.wokenTaker = (taken.task() != null) ? instanceOf(owner) : null;
 			}
 			boolean sentTwice = random.nextInt(4) == 0;
 			if (sentTwice) {
@@ -223,6 +276,9 @@ class QueueProtocolRandomTests {
 				assertThat(this.template.getExpire(this.keys.base() + ":idle", TimeUnit.MILLISECONDS))
 					.as("the idle mark after a take that found nothing")
 					.isBetween(QueueScripts.IDLE_MARK.toMillis() - 10_000, QueueScripts.IDLE_MARK.toMillis());
+				assertThat(this.template.opsForValue().get(this.keys.base() + ":idle"))
+					.as("the idle mark names the instance of the worker that went idle last")
+					.isEqualTo(instanceOf(owner));
 			}
 			if (taken.task() != null) {
 				checkNotPaused(taken.task());
@@ -272,6 +328,11 @@ class QueueProtocolRandomTests {
 				ended(new End("finish", id, owner, 1, finish));
 			}
 			this.held.remove(id);
+			if (next != null && finished.ended() && finished.next().task() == null) {
+				assertThat(this.template.opsForValue().get(this.keys.base() + ":idle"))
+					.as("the idle mark after a finish whose take found nothing names its worker's instance")
+					.isEqualTo(instanceOf(next));
+			}
 			if (finished.next().task() != null) {
 				assertThat(next).as("a finish takes only when asked to").isNotNull();
 				assertThat(finished.ended()).as("a finish that did not end its task takes nothing").isTrue();
