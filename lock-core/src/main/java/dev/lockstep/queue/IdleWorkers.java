@@ -1,12 +1,13 @@
 package dev.lockstep.queue;
 
 import java.time.Duration;
+import java.util.Map;
 import java.util.concurrent.Callable;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 
@@ -31,8 +32,11 @@ final class IdleWorkers {
 
 	private final int concurrency;
 
-	/** Wake-ups named for another instance whose delay runs and which no take there answered yet. */
-	private final AtomicInteger hedges = new AtomicInteger();
+	/**
+	 * Per other instance, the wake-ups named for it whose delay runs here and which no woken take
+	 * of that instance answered yet.
+	 */
+	private final Map<String, Integer> hedges = new ConcurrentHashMap<>();
 
 	private volatile long hedgeDelayNanos = HEDGE_DELAY.toNanos();
 
@@ -57,7 +61,7 @@ final class IdleWorkers {
 		this.timer = timer;
 		this.wakeUps.drainPermits();
 		this.timedWakeAt.set(Long.MAX_VALUE);
-		this.hedges.set(0);
+		this.hedges.clear();
 	}
 
 	/** For tests: how long a wake-up named for another instance waits (default {@link #HEDGE_DELAY}). */
@@ -92,22 +96,22 @@ final class IdleWorkers {
 			}
 		}
 		else if (named) {
-			wakeUnlessAnswered();
+			wakeUnlessAnswered(message.substring(2));
 		}
 		else {
-			answeredElsewhere();
+			takeHedge(message.substring(2));
 		}
 	}
 
 	/**
-	 * A group's next task may start, and another instance was told to wake a worker for it: wakes
-	 * one here after {@link #HEDGE_DELAY}, unless {@link #answeredElsewhere} comes first.
+	 * A group's next task may start, and {@code instance} was told to wake a worker for it: wakes
+	 * one here after the hedge delay, unless a woken take of {@code instance} started a task first.
 	 */
-	private void wakeUnlessAnswered() {
-		this.hedges.incrementAndGet();
+	private void wakeUnlessAnswered(String instance) {
+		this.hedges.merge(instance, 1, Integer::sum);
 		try {
 			this.timer.schedule(() -> {
-				if (takeHedge()) {
+				if (takeHedge(instance)) {
 					wake();
 				}
 			}, this.hedgeDelayNanos, TimeUnit.NANOSECONDS);
@@ -117,13 +121,14 @@ final class IdleWorkers {
 		}
 	}
 
-	/** A woken take on another instance started a task: one wake-up waiting here need not wake a worker. */
-	private void answeredElsewhere() {
-		takeHedge();
-	}
-
-	private boolean takeHedge() {
-		return this.hedges.getAndUpdate((left) -> (left > 0) ? left - 1 : 0) > 0;
+	/** Drops one wake-up named for {@code instance} that waits here; whether there was one. */
+	private boolean takeHedge(String instance) {
+		boolean[] taken = new boolean[1];
+		this.hedges.computeIfPresent(instance, (key, left) -> {
+			taken[0] = true;
+			return (left > 1) ? left - 1 : null;
+		});
+		return taken[0];
 	}
 
 	/** Every worker wakes (the workers stop). */
