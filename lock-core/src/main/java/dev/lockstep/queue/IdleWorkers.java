@@ -18,7 +18,7 @@ import org.jspecify.annotations.Nullable;
  * moment the next lease or retry falls due (one timer per due moment), or at most
  * {@link #IDLE_LOOK}, holding at most one wake-up per worker. A wake-up that names another
  * instance (the one whose worker went idle last) wakes a worker here only {@link #HEDGE_DELAY}
- * later, and not at all if a woken take of that instance started a task meanwhile: one worker
+ * later, and not at all if a woken take of that instance answered it meanwhile: one worker
  * looks for the group rather than one on every instance, and a named instance that stalled or died
  * holds no group up for longer than that.
  */
@@ -82,30 +82,37 @@ final class IdleWorkers {
 	/**
 	 * A message on the queue's channel: {@code w:<instance id>}, a group's next task may start and
 	 * that instance is told first (its worker went idle last); {@code t:<instance id>}, a woken take
-	 * of that instance started a task; anything else (an earlier version's wake-up, a group readied
-	 * by a sweep, a redrive or a resume) wakes one idle worker here.
+	 * of that instance started a task (one wake-up for it is answered); {@code n:<instance id>}, a
+	 * woken take of that instance found no group waiting (every wake-up for it heard so far is
+	 * answered: their groups were taken); anything else (an earlier version's wake-up, a group
+	 * readied by a sweep, a redrive or a resume) wakes one idle worker here.
 	 */
 	void heard(String message) {
-		boolean named = message.startsWith("w:");
-		if (!named && !message.startsWith("t:")) {
+		char kind = (message.length() >= 2 && message.charAt(1) == ':') ? message.charAt(0) : '?';
+		if (kind != 'w' && kind != 't' && kind != 'n') {
 			wake();
+			return;
 		}
-		else if (message.substring(2).equals(this.instanceId)) {
-			if (named) {
+		String instance = message.substring(2);
+		if (instance.equals(this.instanceId)) {
+			if (kind == 'w') {
 				wake();
 			}
 		}
-		else if (named) {
-			wakeUnlessAnswered(message.substring(2));
+		else if (kind == 'w') {
+			wakeUnlessAnswered(instance);
+		}
+		else if (kind == 't') {
+			takeHedge(instance);
 		}
 		else {
-			takeHedge(message.substring(2));
+			this.hedges.remove(instance);
 		}
 	}
 
 	/**
 	 * A group's next task may start, and {@code instance} was told to wake a worker for it: wakes
-	 * one here after the hedge delay, unless a woken take of {@code instance} started a task first.
+	 * one here after the hedge delay, unless a woken take of {@code instance} answered it first.
 	 */
 	private void wakeUnlessAnswered(String instance) {
 		this.hedges.merge(instance, 1, Integer::sum);

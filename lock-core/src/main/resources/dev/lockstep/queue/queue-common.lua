@@ -26,9 +26,9 @@
 --             the longest an idle worker waits before it looks again, so that a finish or a submit
 --             wakes a worker only while one may be idle, rather than with every task. The wake-up
 --             (PUBLISH, which every instance hears) names that instance: it wakes a worker at once,
---             the others only if no woken take of that instance says it started a task first
---             (see woken_take), so that one worker rather than one per instance looks for the
---             group, and a dead or stalled instance still holds no group up for long
+--             the others only if no woken take of that instance answers it first (see
+--             woken_take), so that one worker rather than one per instance looks for the group,
+--             and a dead or stalled instance still holds no group up for long
 --   :paused   set of paused groups (see queue-pause.lua): their tasks keep their order, no worker
 --             starts one until the group is resumed
 --   :held     list of paused groups whose next task could start (a paused group's place instead
@@ -307,27 +307,29 @@ end
 
 -- A take by a worker woken by a wake-up (queue-take.lua): a wake-up may wake a worker on more than
 -- one instance (see :idle), and as many should start a task as groups wait, not more. So it starts
--- the next task of the group that has waited longest, as take_from does, and says so to the other
--- instances on `channel` ('t:<instance id>'); but when no group waits (another worker took it
--- first) or the queue is paused it starts nothing quietly: no clock, no look for leases or retries
--- that fell due, no idle mark (the worker waits on as it was, its timers and its idle mark set by
--- the take that found nothing before). Returns take_from's reply, or {0, -2} when it started
--- nothing. Sent again under the same owner id, it answers as the first did.
+-- the next task of the group that has waited longest, as take_from does; but when no group waits
+-- (another worker took it first) or the queue is paused it starts nothing quietly: no clock, no
+-- look for leases or retries that fell due, no idle mark (the worker waits on as it was, its timers
+-- and its idle mark set by the take that found nothing before). Either way it tells the other
+-- instances on `channel` that this instance answered a wake-up: 't:<instance id>' when it started
+-- a task (a wake-up for it need not wake a worker elsewhere), 'n:<instance id>' when it found
+-- nothing (no group readied before it waits, so none of the wake-ups for it need). Returns
+-- take_from's reply, or {0, -2} when it started nothing. Sent again under the same owner id, it
+-- answers as the first did, and tells nobody.
 local function woken_take(owner, lease_ms, channel)
   local state = take_state(owner)
   if state.again then
     return started_again(state.again, now_ms())
   end
-  if state.halted then
-    return {0, -2}
+  local id, group
+  if not state.halted then
+    id, group = pop_ready(nil)
   end
-  local id, group = pop_ready(nil)
+  redis.call('PUBLISH', channel, (id and 't:' or 'n:') .. instance_of(owner))
   if not id then
     return {0, -2}
   end
   local now, now_us = clock()
-  -- the other instances need not wake a worker of their own for the wake-up this one answered
-  redis.call('PUBLISH', channel, 't:' .. instance_of(owner))
   return (start(id, group, owner, lease_ms, now, now_us))
 end
 

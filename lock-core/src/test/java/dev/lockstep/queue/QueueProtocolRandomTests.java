@@ -53,9 +53,10 @@ import static org.assertj.core.api.Assertions.assertThat;
  * its worker heard of (none waits out a lease it never ran under); fencing tokens increase with
  * every start within a group;</li>
  * <li>a third of the takes are a woken worker's (no sweep): they start the head of the group that
- * waited longest, and say so on the queue's channel naming their instance, or, when no group waits
- * or the queue is paused, nothing, quietly, leaving the groups waiting, leases, retries and idle
- * mark as they were;</li>
+ * waited longest, or, when no group waits or the queue is paused, nothing, quietly, leaving the
+ * groups waiting, leases, retries and idle mark as they were; either way they say so once on the
+ * queue's channel, naming their instance ({@code t:} or {@code n:}), and a take sent again says
+ * nothing;</li>
  * <li>the idle mark names the instance of the worker whose take found nothing last; a wake-up
  * names that instance, and one follows whenever a submit readies a group while the mark is
  * set;</li>
@@ -124,8 +125,8 @@ class QueueProtocolRandomTests {
 	/** The queue's channel, as an instance hears it. */
 	private ChannelMessages messages;
 
-	/** The instance whose woken take started a task in this step (it says so on the channel), else null. */
-	private String wokenTaker;
+	/** What this step's woken takes said on the channel: {@code t:<instance>} when one started a task, else {@code n:<instance>}. */
+	private final List<String> wokenAnswers = new ArrayList<>();
 
 	/** Whether this step readied a group while a worker may be idle (a wake-up must follow). */
 	private boolean readiedWhileIdle;
@@ -167,7 +168,7 @@ class QueueProtocolRandomTests {
 			this.messages = heard;
 			for (int step = 0; step < STEPS; step++) {
 				String idleBefore = this.template.opsForValue().get(this.keys.base() + ":idle");
-				this.wokenTaker = null;
+				this.wokenAnswers.clear();
 				this.readiedWhileIdle = false;
 				String what;
 				try {
@@ -196,7 +197,9 @@ class QueueProtocolRandomTests {
 	private void checkMessages(String idleBefore) {
 		List<String> heard = this.messages.since();
 		List<String> wakeUps = heard.stream().filter((message) -> message.startsWith("w:")).toList();
-		List<String> answers = heard.stream().filter((message) -> message.startsWith("t:")).toList();
+		List<String> answers = heard.stream()
+			.filter((message) -> message.startsWith("t:") || message.startsWith("n:"))
+			.toList();
 		if (idleBefore == null) {
 			assertThat(wakeUps).as("wake-ups naming an instance with no idle mark").isEmpty();
 		}
@@ -206,8 +209,7 @@ class QueueProtocolRandomTests {
 				assertThat(heard).as("messages after a group was readied while " + idleBefore + " may be idle").isNotEmpty();
 			}
 		}
-		assertThat(answers).as("a woken take's word that it started a task")
-			.isEqualTo((this.wokenTaker != null) ? List.of("t:" + this.wokenTaker) : List.of());
+		assertThat(answers).as("a woken take's word that it answered a wake-up").isEqualTo(this.wokenAnswers);
 	}
 
 	/** The instance id in an owner id {@code <instance>:<run>:<sequence>}. */
@@ -256,7 +258,7 @@ class QueueProtocolRandomTests {
 					sweep && !woken, woken));
 			if (woken) {
 				checkWokenTake(taken, readyBefore, idleBefore, runningBefore, delayedBefore);
-				this.wokenTaker = (taken.task() != null) ? instanceOf(owner) : null;
+				this.wokenAnswers.add(((taken.task() != null) ? "t:" : "n:") + instanceOf(owner));
 			}
 			boolean sentTwice = random.nextInt(4) == 0;
 			if (sentTwice) {
@@ -264,6 +266,10 @@ class QueueProtocolRandomTests {
 				QueueScripts.Taken first = taken;
 				taken = get(this.scripts.take(this.keys, owner, MAX_ATTEMPTS, Duration.ofMillis(lease),
 						random.nextBoolean() && !woken, woken));
+				if (woken && first.task() == null) {
+					// the first started nothing: this is a woken take of its own, which answers again
+					this.wokenAnswers.add(((taken.task() != null) ? "t:" : "n:") + instanceOf(owner));
+				}
 				if (first.task() != null && lease > 1) {
 					assertThat(taken.task()).as("a take sent again answers the task the first started").isNotNull();
 					assertThat(taken.task().id()).isEqualTo(first.task().id());
