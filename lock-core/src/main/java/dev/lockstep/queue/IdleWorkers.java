@@ -1,5 +1,6 @@
 package dev.lockstep.queue;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -26,6 +27,9 @@ final class IdleWorkers {
 
 	/** Longest wait of an idle worker before it looks for work on its own (a wake-up lost in a reconnect). */
 	static final Duration IDLE_LOOK = Duration.ofSeconds(30);
+
+	/** The first byte of a message for the workers of one instance (see {@link #heard}). */
+	private static final byte SIGNAL = (byte) 0xFF;
 
 	/** How long a wake-up that names another instance waits for that instance's woken take. */
 	static final Duration HEDGE_DELAY = Duration.ofMillis(5);
@@ -80,20 +84,22 @@ final class IdleWorkers {
 	}
 
 	/**
-	 * A message on the queue's channel: {@code w:<instance id>}, a group's next task may start and
-	 * that instance is told first (its worker went idle last); {@code t:<instance id>}, a woken take
-	 * of that instance started a task (one wake-up for it is answered); {@code n:<instance id>}, a
-	 * woken take of that instance found no group waiting (every wake-up for it heard so far is
-	 * answered: their groups were taken); anything else (an earlier version's wake-up, a group
-	 * readied by a sweep, a redrive or a resume) wakes one idle worker here.
+	 * A message on the queue's channel. Those for the workers of one instance start with the byte
+	 * {@code 0xFF} (which UTF-8 text never holds, so no group name reads as one), a letter and the
+	 * instance id: {@code w}, a group's next task may start and that instance is told first (its
+	 * worker went idle last); {@code t}, a woken take of that instance started a task (one wake-up
+	 * for it is answered); {@code n}, a woken take of that instance found no group waiting (every
+	 * wake-up for it heard so far is answered: their groups were taken). Anything else (a group
+	 * readied by a sweep, a redrive or a resume, an earlier version's wake-up) wakes one idle worker
+	 * here.
 	 */
-	void heard(String message) {
-		char kind = (message.length() >= 2 && message.charAt(1) == ':') ? message.charAt(0) : '?';
-		if (kind != 'w' && kind != 't' && kind != 'n') {
+	void heard(byte[] message) {
+		if (message.length < 2 || message[0] != SIGNAL) {
 			wake();
 			return;
 		}
-		String instance = message.substring(2);
+		byte kind = message[1];
+		String instance = new String(message, 2, message.length - 2, StandardCharsets.UTF_8);
 		if (instance.equals(this.instanceId)) {
 			if (kind == 'w') {
 				wake();
@@ -105,8 +111,11 @@ final class IdleWorkers {
 		else if (kind == 't') {
 			takeHedge(instance);
 		}
-		else {
+		else if (kind == 'n') {
 			this.hedges.remove(instance);
+		}
+		else {
+			wake();
 		}
 	}
 
@@ -115,9 +124,14 @@ final class IdleWorkers {
 	 * one here after the hedge delay, unless a woken take of {@code instance} answered it first.
 	 */
 	private void wakeUnlessAnswered(String instance) {
+		ScheduledExecutorService current = this.timer;
+		if (current == null) {
+			// the workers have not started: their first takes look anyway
+			return;
+		}
 		this.hedges.merge(instance, 1, Integer::sum);
 		try {
-			this.timer.schedule(() -> {
+			current.schedule(() -> {
 				if (takeHedge(instance)) {
 					wake();
 				}

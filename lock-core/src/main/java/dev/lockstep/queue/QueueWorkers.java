@@ -1,6 +1,5 @@
 package dev.lockstep.queue;
 
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -304,7 +303,7 @@ final class QueueWorkers {
 
 	/** A message on the queue's channel (see {@link IdleWorkers#heard}). */
 	void heard(Message message) {
-		this.idle.heard(new String(message.getBody(), StandardCharsets.UTF_8));
+		this.idle.heard(message.getBody());
 	}
 
 	/** For tests: how long a wake-up told to another instance first waits for its take. */

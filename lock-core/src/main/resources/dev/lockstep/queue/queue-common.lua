@@ -85,12 +85,18 @@ local function make_ready(group, channel, front, pauses)
   return waiting
 end
 
--- Wakes a worker if one may be idle (see :idle): the wake-up 'w:<instance id>' names the instance
--- of the worker that went idle last ('' for a mark of an earlier version: every instance wakes one).
+-- The first byte of the messages on a queue's channel that say something to the workers of one
+-- instance, followed by a letter and that instance's id: a byte that UTF-8 text never holds, so that
+-- no group name (other messages carry one, as earlier versions' wake-ups did) reads as one of them.
+local SIGNAL = '\255'
+
+-- Wakes a worker if one may be idle (see :idle): the wake-up SIGNAL 'w' <instance id> names the
+-- instance of the worker that went idle last ('' for a mark of an earlier version: every instance
+-- wakes one).
 local function wake_if_idle(channel)
   local idle = redis.call('GET', base .. ':idle')
   if idle then
-    redis.call('PUBLISH', channel, (idle == '1') and '' or ('w:' .. idle))
+    redis.call('PUBLISH', channel, (idle == '1') and '' or (SIGNAL .. 'w' .. idle))
   end
 end
 
@@ -311,9 +317,10 @@ end
 -- (another worker took it first) or the queue is paused it starts nothing quietly: no clock, no
 -- look for leases or retries that fell due, no idle mark (the worker waits on as it was, its timers
 -- and its idle mark set by the take that found nothing before). Either way it tells the other
--- instances on `channel` that this instance answered a wake-up: 't:<instance id>' when it started
--- a task (a wake-up for it need not wake a worker elsewhere), 'n:<instance id>' when it found
--- nothing (no group readied before it waits, so none of the wake-ups for it need). Returns
+-- instances on `channel` that this instance answered a wake-up: SIGNAL 't' <instance id> when it
+-- started a task (a wake-up for it need not wake a worker elsewhere), SIGNAL 'n' when it found
+-- nothing (no group readied before it waits, so none of the wake-ups for it need; not said when
+-- it gave up after stale entries of :ready, which the groups' invariants rule out). Returns
 -- take_from's reply, or {0, -2} when it started nothing. Sent again under the same owner id, it
 -- answers as the first did, and tells nobody.
 local function woken_take(owner, lease_ms, channel)
@@ -321,11 +328,15 @@ local function woken_take(owner, lease_ms, channel)
   if state.again then
     return started_again(state.again, now_ms())
   end
-  local id, group
+  local id, group, left
   if not state.halted then
-    id, group = pop_ready(nil)
+    id, group, left = pop_ready(nil)
   end
-  redis.call('PUBLISH', channel, (id and 't:' or 'n:') .. instance_of(owner))
+  if id then
+    redis.call('PUBLISH', channel, SIGNAL .. 't' .. instance_of(owner))
+  elseif state.halted or left == 0 then
+    redis.call('PUBLISH', channel, SIGNAL .. 'n' .. instance_of(owner))
+  end
   if not id then
     return {0, -2}
   end

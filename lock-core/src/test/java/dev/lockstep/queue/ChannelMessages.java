@@ -1,11 +1,13 @@
 package dev.lockstep.queue;
 
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
 
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
+import io.lettuce.core.codec.ByteArrayCodec;
 import io.lettuce.core.pubsub.RedisPubSubAdapter;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 
@@ -14,28 +16,29 @@ import dev.lockstep.testing.TestRedis;
 /**
  * The messages published on one channel, as a subscriber of its own hears them, in order; read
  * exactly up to now: {@link #since()} pings over the subscription first, and Redis answers the ping
- * after every message published before it.
+ * after every message published before it. A message for one instance's workers (the byte 0xFF, a
+ * letter, the instance id) reads {@code <letter>:<instance id>}, any other {@code other:<text>}.
  */
 final class ChannelMessages implements AutoCloseable {
 
 	private final RedisClient client;
 
-	private final StatefulRedisPubSubConnection<String, String> connection;
+	private final StatefulRedisPubSubConnection<byte[], byte[]> connection;
 
 	private final ConcurrentLinkedQueue<String> heard = new ConcurrentLinkedQueue<>();
 
 	ChannelMessages(TestRedis.Endpoint redis, String channel) {
 		this.client = RedisClient.create(RedisURI.create(redis.host(), redis.port()));
-		this.connection = this.client.connectPubSub();
+		this.connection = this.client.connectPubSub(ByteArrayCodec.INSTANCE);
 		this.connection.addListener(new RedisPubSubAdapter<>() {
 
 			@Override
-			public void message(String from, String message) {
-				ChannelMessages.this.heard.add(message);
+			public void message(byte[] from, byte[] message) {
+				ChannelMessages.this.heard.add(read(message));
 			}
 
 		});
-		this.connection.sync().subscribe(channel);
+		this.connection.sync().subscribe(channel.getBytes(StandardCharsets.UTF_8));
 	}
 
 	/** The messages heard since the last call. */
@@ -46,6 +49,13 @@ final class ChannelMessages implements AutoCloseable {
 			messages.add(message);
 		}
 		return messages;
+	}
+
+	private static String read(byte[] message) {
+		if (message.length >= 2 && message[0] == (byte) 0xFF) {
+			return (char) message[1] + ":" + new String(message, 2, message.length - 2, StandardCharsets.UTF_8);
+		}
+		return "other:" + new String(message, StandardCharsets.UTF_8);
 	}
 
 	@Override

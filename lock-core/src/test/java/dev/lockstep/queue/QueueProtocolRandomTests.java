@@ -131,6 +131,9 @@ class QueueProtocolRandomTests {
 	/** Whether this step readied a group while a worker may be idle (a wake-up must follow). */
 	private boolean readiedWhileIdle;
 
+	/** The wake-ups naming an instance heard in this run. */
+	private int namedWakeUps;
+
 	@ParameterizedTest(name = "seed {0}")
 	@ValueSource(longs = { 1, 2, 3 })
 	void invariantsHoldUnderRandomOperations(long seed) throws Exception {
@@ -166,6 +169,7 @@ class QueueProtocolRandomTests {
 		this.keys = QueueKeys.of(this.redis.prefix(), "q");
 		try (ChannelMessages heard = new ChannelMessages(this.redis.endpoint(), this.keys.channel())) {
 			this.messages = heard;
+			this.namedWakeUps = 0;
 			for (int step = 0; step < STEPS; step++) {
 				String idleBefore = this.template.opsForValue().get(this.keys.base() + ":idle");
 				this.wokenAnswers.clear();
@@ -185,14 +189,15 @@ class QueueProtocolRandomTests {
 					throw new AssertionError("seed " + seed + ", step " + step + " (" + what + "): " + ex.getMessage(), ex);
 				}
 			}
+			assertThat(this.namedWakeUps).as("wake-ups naming an instance heard with seed " + seed).isPositive();
 		}
 	}
 
 	/**
 	 * What the step said on the queue's channel: a wake-up names the instance of the worker that went
-	 * idle last (the idle mark before the step) and comes whenever a group was readied while the mark
-	 * was set; a woken take that started a task says so once, naming its instance; nothing else
-	 * names an instance.
+	 * idle last (the idle mark before the step), and a submit that readies a group while the mark is
+	 * set sends exactly one; a woken take says once whether it started a task, naming its instance;
+	 * nothing else speaks to one instance's workers, not even a group named like such a message.
 	 */
 	private void checkMessages(String idleBefore) {
 		List<String> heard = this.messages.since();
@@ -206,10 +211,17 @@ class QueueProtocolRandomTests {
 		else {
 			assertThat(wakeUps).as("wake-ups, the idle mark naming " + idleBefore).allMatch(("w:" + idleBefore)::equals);
 			if (this.readiedWhileIdle) {
-				assertThat(heard).as("messages after a group was readied while " + idleBefore + " may be idle").isNotEmpty();
+				assertThat(heard).as("messages after a submit readied a group while " + idleBefore + " may be idle")
+					.containsExactly("w:" + idleBefore);
 			}
+			this.namedWakeUps += wakeUps.size();
 		}
 		assertThat(answers).as("a woken take's word that it answered a wake-up").isEqualTo(this.wokenAnswers);
+	}
+
+	/** One of five groups; one is named like a message to one instance's workers, which it must not read as. */
+	private static String group(Random random) {
+		return (random.nextInt(5) == 0) ? "n:w0" : "g" + random.nextInt(4);
 	}
 
 	/** The instance id in an owner id {@code <instance>:<run>:<sequence>}. */
@@ -223,7 +235,7 @@ class QueueProtocolRandomTests {
 		}
 		int dice = random.nextInt(100);
 		if (dice < 25) {
-			String group = "g" + random.nextInt(5);
+			String group = group(random);
 			String dedup = (random.nextInt(4) == 0) ? "d" + random.nextInt(20) : null;
 			String id = "t" + this.submitted.size() + "-" + random.nextInt(1000);
 			boolean readyBefore = this.template.opsForList().indexOf(this.keys.base() + ":ready", group) != null;
@@ -546,7 +558,7 @@ class QueueProtocolRandomTests {
 	 * not, answers 0.
 	 */
 	private String pauseOrResume(Random random) throws Exception {
-		String group = random.nextInt(4) == 0 ? null : "g" + random.nextInt(5);
+		String group = random.nextInt(4) == 0 ? null : group(random);
 		boolean pausedNow = (group == null) ? this.queuePaused : this.pausedGroups.contains(group);
 		boolean pause = random.nextBoolean();
 		long answer = get(pause ? this.scripts.pause(this.keys, group) : this.scripts.resume(this.keys, group));

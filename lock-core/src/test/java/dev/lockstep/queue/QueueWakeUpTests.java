@@ -48,17 +48,25 @@ class QueueWakeUpTests {
 		// the other instance would wake only after 10s: every task below it runs was woken for it
 		RedisSerialQueue first = worker("first", Duration.ofSeconds(10));
 		worker("second", Duration.ofSeconds(10));
-		String named = awaitIdleMark();
-		assertThat(named).isIn("first", "second");
-		for (int i = 0; i < 20; i++) {
-			int before = this.runs.size();
-			first.submit(QUEUE, "g" + i, new Item("g" + i, i, 0));
-			await().atMost(Duration.ofSeconds(5)).until(() -> this.runs.size() > before);
-			// the worker's finish took nothing and marked its instance idle again
-			String ranOn = this.runs.get(before).split(":")[0];
-			await().atMost(Duration.ofSeconds(5)).until(() -> ranOn.equals(idleMark()));
+		awaitIdleMark();
+		List<String> heard = new ArrayList<>();
+		try (ChannelMessages channel = new ChannelMessages(this.redis.endpoint(), QueueKeys.of(this.redis.prefix(), QUEUE).channel())) {
+			for (int i = 0; i < 20; i++) {
+				String named = idleMark();
+				int before = this.runs.size();
+				first.submit(QUEUE, "g" + i, new Item("g" + i, i, 0));
+				await().atMost(Duration.ofSeconds(5)).until(() -> this.runs.size() > before);
+				String ranOn = this.runs.get(before).split(":")[0];
+				assertThat(ranOn).as("task %d, the idle mark naming %s", i, named).isEqualTo(named);
+				// the worker's finish took nothing and marked its instance idle again
+				await().atMost(Duration.ofSeconds(5)).until(() -> ranOn.equals(idleMark()));
+			}
+			heard.addAll(channel.since());
 		}
-		assertThat(this.runs).as("runs, the idle mark naming " + named).hasSize(20).allMatch((run) -> run.startsWith(named + ":"));
+		String named = this.runs.get(0).split(":")[0];
+		String other = named.equals("first") ? "second" : "first";
+		assertThat(heard).as("messages on the queue's channel").contains("w:" + named, "t:" + named)
+			.doesNotContain("t:" + other, "n:" + other);
 	}
 
 	@Test
@@ -107,12 +115,11 @@ class QueueWakeUpTests {
 		return queue;
 	}
 
-	/** Waits until every instance's worker took nothing and one of them marked the queue idle; its instance. */
-	private String awaitIdleMark() throws InterruptedException {
+	/** Waits until every instance's worker took nothing and one of them marked the queue idle. */
+	private void awaitIdleMark() throws InterruptedException {
 		await().atMost(Duration.ofSeconds(10)).until(() -> idleMark() != null);
-		// each worker's first take finds nothing; the last of them names the mark
+		// each worker's first take, at its start, finds nothing; the last of them names the mark
 		Thread.sleep(500);
-		return idleMark();
 	}
 
 	private String idleMark() {
