@@ -72,11 +72,8 @@ class QueueWakeUpTests {
 	@Test
 	void aWakeUpForAnInstanceThatNoLongerListensWakesAnotherAfterTheHedgeDelay() throws Exception {
 		worker("alive", IdleWorkers.HEDGE_DELAY);
-		awaitIdleMark();
 		// the worker that went idle last was on an instance that is gone without a word
-		this.redis.template().opsForValue().set(QueueKeys.of(this.redis.prefix(), QUEUE).base() + ":idle", "gone",
-				Duration.ofMinutes(1));
-		this.instances.get(0).submit(QUEUE, "g", new Item("g", 0, 0));
+		submitWithIdleMark("gone");
 		// far sooner than an idle worker's own look (IdleWorkers.IDLE_LOOK, 30s)
 		await().atMost(Duration.ofSeconds(3)).until(() -> this.runs.size() == 1);
 		assertThat(this.runs).containsExactly("alive:0");
@@ -85,10 +82,7 @@ class QueueWakeUpTests {
 	@Test
 	void controlWithoutTheHedgeAWakeUpForAnotherInstanceWakesNobodyHere() throws Exception {
 		worker("alive", Duration.ofSeconds(30));
-		awaitIdleMark();
-		this.redis.template().opsForValue().set(QueueKeys.of(this.redis.prefix(), QUEUE).base() + ":idle", "gone",
-				Duration.ofMinutes(1));
-		this.instances.get(0).submit(QUEUE, "g", new Item("g", 0, 0));
+		submitWithIdleMark("gone");
 		Thread.sleep(3_000);
 		assertThat(this.runs).as("runs while the wake-up waits for the instance it named").isEmpty();
 	}
@@ -96,11 +90,16 @@ class QueueWakeUpTests {
 	@Test
 	void anIdleMarkOfAnEarlierVersionWakesEveryInstanceAtOnce() throws Exception {
 		worker("alive", Duration.ofSeconds(30));
+		submitWithIdleMark("1");
+		await().atMost(Duration.ofSeconds(3)).until(() -> this.runs.size() == 1);
+	}
+
+	/** Once the workers wait idle, sets the idle mark to {@code mark} and submits a task of a new group. */
+	private void submitWithIdleMark(String mark) throws InterruptedException {
 		awaitIdleMark();
-		this.redis.template().opsForValue().set(QueueKeys.of(this.redis.prefix(), QUEUE).base() + ":idle", "1",
+		this.redis.template().opsForValue().set(QueueKeys.of(this.redis.prefix(), QUEUE).base() + ":idle", mark,
 				Duration.ofMinutes(1));
 		this.instances.get(0).submit(QUEUE, "g", new Item("g", 0, 0));
-		await().atMost(Duration.ofSeconds(3)).until(() -> this.runs.size() == 1);
 	}
 
 	/** A started instance with one worker, waking for wake-ups told to others after {@code hedgeDelay}. */
