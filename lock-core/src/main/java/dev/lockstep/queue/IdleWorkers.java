@@ -1,7 +1,11 @@
 package dev.lockstep.queue;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Map;
 import java.util.concurrent.Callable;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
@@ -13,14 +17,32 @@ import org.jspecify.annotations.Nullable;
 /**
  * Where one queue's idle workers wait: for a wake-up (a group's next task may start), for the
  * moment the next lease or retry falls due (one timer per due moment), or at most
- * {@link #IDLE_LOOK}, holding at most one wake-up per worker.
+ * {@link #IDLE_LOOK}, holding at most one wake-up per worker. A wake-up that names another
+ * instance (the one whose worker went idle last) wakes a worker here only {@link #HEDGE_DELAY}
+ * later, and not at all if a woken take of that instance answered it meanwhile: one worker
+ * looks for the group rather than one on every instance, and a named instance that stalled or died
+ * holds no group up for longer than that.
  */
 final class IdleWorkers {
 
 	/** Longest wait of an idle worker before it looks for work on its own (a wake-up lost in a reconnect). */
 	static final Duration IDLE_LOOK = Duration.ofSeconds(30);
 
+	/** The first byte of a message for the workers of one instance (see {@link #heard}). */
+	private static final byte SIGNAL = (byte) 0xFF;
+
+	/** How long a wake-up that names another instance waits for that instance's woken take. */
+	static final Duration HEDGE_DELAY = Duration.ofMillis(5);
+
 	private final int concurrency;
+
+	/**
+	 * Per other instance, the wake-ups named for it whose delay runs here and which no woken take
+	 * of that instance answered yet.
+	 */
+	private final Map<String, Integer> hedges = new ConcurrentHashMap<>();
+
+	private volatile long hedgeDelayNanos = HEDGE_DELAY.toNanos();
 
 	private final Semaphore wakeUps = new Semaphore(0);
 
@@ -31,8 +53,11 @@ final class IdleWorkers {
 
 	private volatile ScheduledExecutorService timer;
 
-	IdleWorkers(int concurrency) {
+	private final String instanceId;
+
+	IdleWorkers(int concurrency, String instanceId) {
 		this.concurrency = concurrency;
+		this.instanceId = instanceId;
 	}
 
 	/** Starts afresh (the workers start, or start again), timed wake-ups on {@code timer}. */
@@ -40,6 +65,12 @@ final class IdleWorkers {
 		this.timer = timer;
 		this.wakeUps.drainPermits();
 		this.timedWakeAt.set(Long.MAX_VALUE);
+		this.hedges.clear();
+	}
+
+	/** For tests: how long a wake-up named for another instance waits (default {@link #HEDGE_DELAY}). */
+	void hedgeDelay(Duration delay) {
+		this.hedgeDelayNanos = delay.toNanos();
 	}
 
 	/**
@@ -50,6 +81,75 @@ final class IdleWorkers {
 		if (this.wakeUps.availablePermits() < this.concurrency) {
 			this.wakeUps.release();
 		}
+	}
+
+	/**
+	 * A message on the queue's channel. Those for the workers of one instance start with the byte
+	 * {@code 0xFF} (which UTF-8 text never holds, so no group name reads as one), a letter and the
+	 * instance id: {@code w}, a group's next task may start and that instance is told first (its
+	 * worker went idle last); {@code t}, a woken take of that instance started a task (one wake-up
+	 * for it is answered); {@code n}, a woken take of that instance found no group waiting (every
+	 * wake-up for it heard so far is answered: their groups were taken). Anything else (a group
+	 * readied by a sweep, a redrive or a resume, an earlier version's wake-up) wakes one idle worker
+	 * here.
+	 */
+	void heard(byte[] message) {
+		if (message.length < 2 || message[0] != SIGNAL) {
+			wake();
+			return;
+		}
+		byte kind = message[1];
+		String instance = new String(message, 2, message.length - 2, StandardCharsets.UTF_8);
+		if (instance.equals(this.instanceId)) {
+			if (kind == 'w') {
+				wake();
+			}
+		}
+		else if (kind == 'w') {
+			wakeUnlessAnswered(instance);
+		}
+		else if (kind == 't') {
+			takeHedge(instance);
+		}
+		else if (kind == 'n') {
+			this.hedges.remove(instance);
+		}
+		else {
+			wake();
+		}
+	}
+
+	/**
+	 * A group's next task may start, and {@code instance} was told to wake a worker for it: wakes
+	 * one here after the hedge delay, unless a woken take of {@code instance} answered it first.
+	 */
+	private void wakeUnlessAnswered(String instance) {
+		ScheduledExecutorService current = this.timer;
+		if (current == null) {
+			// the workers have not started: their first takes look anyway
+			return;
+		}
+		this.hedges.merge(instance, 1, Integer::sum);
+		try {
+			current.schedule(() -> {
+				if (takeHedge(instance)) {
+					wake();
+				}
+			}, this.hedgeDelayNanos, TimeUnit.NANOSECONDS);
+		}
+		catch (RejectedExecutionException ex) {
+			// the workers stop
+		}
+	}
+
+	/** Drops one wake-up named for {@code instance} that waits here; whether there was one. */
+	private boolean takeHedge(String instance) {
+		boolean[] taken = new boolean[1];
+		this.hedges.computeIfPresent(instance, (key, left) -> {
+			taken[0] = true;
+			return (left > 1) ? left - 1 : null;
+		});
+		return taken[0];
 	}
 
 	/** Every worker wakes (the workers stop). */
@@ -78,7 +178,7 @@ final class IdleWorkers {
 	/**
 	 * Waits idle after a take that found nothing, until a take may find work: a lease or retry
 	 * falls due ({@code dueMillis}), {@link #IDLE_LOOK} passes, or a wake-up came and
-	 * {@code wokenTake} started a task. Every instance hears a wake-up and wakes a worker for it,
+	 * {@code wokenTake} started a task. A wake-up may wake a worker on more than one instance,
 	 * and only as many should start a task as groups wait: a woken worker's take (see
 	 * {@link QueueScripts#wokenTake}) starts nothing quietly, in a few commands, when another worker
 	 * took the group first, and the worker waits on. The wait never goes past the look-by moment, so

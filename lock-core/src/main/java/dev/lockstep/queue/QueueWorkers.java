@@ -16,6 +16,8 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import org.springframework.data.redis.connection.Message;
+
 import dev.lockstep.LockListener;
 import dev.lockstep.SerialTask;
 import dev.lockstep.internal.DaemonThreads;
@@ -93,7 +95,7 @@ final class QueueWorkers {
 		this.redis = redis;
 		this.replies = new ReplyWait(commandTimeout, redis);
 		this.running = new LeaseRenewals(keys, settings, scripts, commandTimeout);
-		this.idle = new IdleWorkers(concurrency);
+		this.idle = new IdleWorkers(concurrency, instanceId);
 		this.sweeps = new DueSweeps(settings.leaseTime());
 		this.owners = new TakeOwners(instanceId, keys, scripts);
 	}
@@ -299,9 +301,14 @@ final class QueueWorkers {
 		}
 	}
 
-	/** A group's next task may start: wakes one idle worker (see {@link IdleWorkers#wake}). */
-	void wake() {
-		this.idle.wake();
+	/** A message on the queue's channel (see {@link IdleWorkers#heard}). */
+	void heard(Message message) {
+		this.idle.heard(message.getBody());
+	}
+
+	/** For tests: how long a wake-up told to another instance first waits for its take. */
+	void hedgeDelay(Duration delay) {
+		this.idle.hedgeDelay(delay);
 	}
 
 	/** From now on no task is taken; idle workers wake and end. */

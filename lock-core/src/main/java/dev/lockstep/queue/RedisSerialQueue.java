@@ -147,6 +147,11 @@ public class RedisSerialQueue implements SerialQueue, SerialQueueRegistry, Smart
 		this.listener = IsolatedListener.of(listener);
 	}
 
+	/** For tests: how long {@code queue}'s workers here wait before they wake for a wake-up told to another instance. */
+	void hedgeDelay(String queue, Duration delay) {
+		this.workers.get(queue).hedgeDelay(delay);
+	}
+
 	JsonMapper jsonMapper() {
 		return this.jsonMapper;
 	}
@@ -192,7 +197,7 @@ public class RedisSerialQueue implements SerialQueue, SerialQueueRegistry, Smart
 				this.commandTimeout, this.instanceId, this.listener, RedisAddress.of(this.connectionFactory));
 		this.workers.put(queue, added);
 		if (this.running) {
-			this.wakeUps.listen(keys.channel(), (message, pattern) -> added.wake());
+			this.wakeUps.listen(keys.channel(), (message, pattern) -> added.heard(message));
 			this.wakeUps.start(Duration.ZERO);
 			added.start(this.timer);
 		}
@@ -332,10 +337,12 @@ public class RedisSerialQueue implements SerialQueue, SerialQueueRegistry, Smart
 				DaemonThreads.named("lockstep-queue-timer"));
 		this.timer = started;
 		this.scripts.preload(this.commandTimeout);
-		// a message on a queue's channel says that a group's next task may start: it wakes one idle worker
+		// a message on a queue's channel says that a group's next task may start, or that another
+		// instance's woken worker started one (see QueueWorkers.heard)
 		WakeUpSubscription subscription = new WakeUpSubscription(this.connectionFactory, "lockstep-queue-wake-ups",
 				"idle workers look every " + IdleWorkers.IDLE_LOOK);
-		this.workers.values().forEach((queue) -> subscription.listen(queue.keys().channel(), (message, pattern) -> queue.wake()));
+		this.workers.values().forEach((queue) -> subscription.listen(queue.keys().channel(),
+				(message, pattern) -> queue.heard(message)));
 		if (!this.workers.isEmpty()) {
 			subscription.start(this.commandTimeout);
 		}

@@ -21,10 +21,14 @@
 --             nothing; leases and retries falling due are still handled); '~paused-groups' = how
 --             many groups are paused (no field at zero), so that readying a group looks it up in
 --             :paused only while some group is paused
---   :idle     '1' while a worker may be waiting idle: a take that finds nothing sets it to expire
---             after the longest an idle worker waits before it looks again, so that a finish or a
---             submit wakes the workers (PUBLISH, which every instance hears) only while one may be
---             idle, rather than with every task
+--   :idle     while a worker may be waiting idle, the instance id of the worker that went idle
+--             last ('1' from earlier versions): a take that finds nothing sets it to expire after
+--             the longest an idle worker waits before it looks again, so that a finish or a submit
+--             wakes a worker only while one may be idle, rather than with every task. The wake-up
+--             (PUBLISH, which every instance hears) names that instance: it wakes a worker at once,
+--             the others only if no woken take of that instance answers it first (see
+--             woken_take), so that one worker rather than one per instance looks for the group,
+--             and a dead or stalled instance still holds no group up for long
 --   :paused   set of paused groups (see queue-pause.lua): their tasks keep their order, no worker
 --             starts one until the group is resumed
 --   :held     list of paused groups whose next task could start (a paused group's place instead
@@ -81,11 +85,30 @@ local function make_ready(group, channel, front, pauses)
   return waiting
 end
 
--- Wakes the idle workers if a worker may be idle (see :idle).
+-- The first byte of the messages on a queue's channel that say something to the workers of one
+-- instance, followed by a letter and that instance's id: a byte that UTF-8 text never holds, so that
+-- no group name (other messages carry one, as earlier versions' wake-ups did) reads as one of them.
+local SIGNAL = '\255'
+
+-- Wakes a worker if one may be idle (see :idle): the wake-up SIGNAL 'w' <instance id> names the
+-- instance of the worker that went idle last ('' for a mark of an earlier version: every instance
+-- wakes one).
 local function wake_if_idle(channel)
-  if redis.call('EXISTS', base .. ':idle') == 1 then
-    redis.call('PUBLISH', channel, '')
+  local idle = redis.call('GET', base .. ':idle')
+  if idle then
+    redis.call('PUBLISH', channel, (idle == '1') and '' or (SIGNAL .. 'w' .. idle))
   end
+end
+
+-- The instance id in an owner id '<instance id>:<run>:<sequence>' (an instance id holds no ':').
+local function instance_of(owner)
+  return string.match(owner, '^[^:]+')
+end
+
+-- Marks that the worker of `owner`, whose take found nothing, may wait idle for up to `idle_ms`
+-- from now (see :idle).
+local function mark_idle(owner, idle_ms)
+  redis.call('SET', base .. ':idle', instance_of(owner), 'PX', idle_ms)
 end
 
 -- A task leaves its group (done or dead): the group's next task, if any, may start.
@@ -288,22 +311,32 @@ local function take_from(owner, lease_ms, max_attempts, channel, swept, state, n
   return {0, due}, 0
 end
 
--- A take by a worker woken by a wake-up (queue-take.lua): every instance hears a wake-up and wakes
--- a worker for it, and as many should start a task as groups wait, not more. So it starts the next
--- task of the group that has waited longest, as take_from does, but when no group waits (another
--- worker took it first) or the queue is paused it starts nothing quietly: no clock, no look for
--- leases or retries that fell due, no idle mark (the worker waits on as it was, its timers and its
--- idle mark set by the take that found nothing before). Returns take_from's reply, or {0, -2}
--- when it started nothing. Sent again under the same owner id, it answers as the first did.
-local function woken_take(owner, lease_ms)
+-- A take by a worker woken by a wake-up (queue-take.lua): a wake-up may wake a worker on more than
+-- one instance (see :idle), and as many should start a task as groups wait, not more. So it starts
+-- the next task of the group that has waited longest, as take_from does; but when no group waits
+-- (another worker took it first) or the queue is paused it starts nothing quietly: no clock, no
+-- look for leases or retries that fell due, no idle mark (the worker waits on as it was, its timers
+-- and its idle mark set by the take that found nothing before). Either way it tells the other
+-- instances on `channel` that this instance answered a wake-up: SIGNAL 't' <instance id> when it
+-- started a task (a wake-up for it need not wake a worker elsewhere), SIGNAL 'n' when it found
+-- nothing (no group readied before it waits, so none of the wake-ups for it need; not said when
+-- it gave up after stale entries of :ready, which the groups' invariants rule out). Returns
+-- take_from's reply, or {0, -2} when it started nothing. Sent again under the same owner id, it
+-- answers as the first did, and tells nobody.
+local function woken_take(owner, lease_ms, channel)
   local state = take_state(owner)
   if state.again then
     return started_again(state.again, now_ms())
   end
-  if state.halted then
-    return {0, -2}
+  local id, group, left
+  if not state.halted then
+    id, group, left = pop_ready(nil)
   end
-  local id, group = pop_ready(nil)
+  if id then
+    redis.call('PUBLISH', channel, SIGNAL .. 't' .. instance_of(owner))
+  elseif state.halted or left == 0 then
+    redis.call('PUBLISH', channel, SIGNAL .. 'n' .. instance_of(owner))
+  end
   if not id then
     return {0, -2}
   end
@@ -320,7 +353,7 @@ local function take_next(owner, lease_ms, max_attempts, channel, sweeping, now, 
   end
   local taken = take_from(owner, lease_ms, max_attempts, channel, sweeping, take_state(owner), now, now_us, nil)
   if taken[1] == 0 then
-    redis.call('SET', base .. ':idle', '1', 'PX', idle_ms)
+    mark_idle(owner, idle_ms)
   end
   return taken
 end

@@ -51,7 +51,7 @@ if goes_on then
 end
 local taken, left = take_from(ARGV[5], ARGV[6], ARGV[7], channel, sweeping, state, now, now_us, waiting)
 if taken[1] == 0 then
-  redis.call('SET', base .. ':idle', '1', 'PX', ARGV[9])
+  mark_idle(ARGV[5], ARGV[9])
 else
   if left == nil then
     left = redis.call('LLEN', base .. ':ready')

@@ -7,7 +7,7 @@
 -- task starts; {0, ms until the next lease or retry falls due, -1 when none}; {0, -2} when a woken
 -- worker's take started nothing.
 if ARGV[7] == '1' then
-  return woken_take(ARGV[1], ARGV[2])
+  return woken_take(ARGV[1], ARGV[2], ARGV[4])
 end
 local now, now_us = clock()
 return (take_next(ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5] == '1', now, now_us, ARGV[6]))

@@ -54,7 +54,12 @@ import static org.assertj.core.api.Assertions.assertThat;
  * every start within a group;</li>
  * <li>a third of the takes are a woken worker's (no sweep): they start the head of the group that
  * waited longest, or, when no group waits or the queue is paused, nothing, quietly, leaving the
- * groups waiting, leases, retries and idle mark as they were;</li>
+ * groups waiting, leases, retries and idle mark as they were; either way they say so once on the
+ * queue's channel, naming their instance ({@code t:} or {@code n:}), and a take sent again says
+ * nothing;</li>
+ * <li>the idle mark names the instance of the worker whose take found nothing last; a wake-up
+ * names that instance, and one follows whenever a submit readies a group while the mark is
+ * set;</li>
  * <li>pauses and resumes of the queue and of groups, at random: no take starts a task of a paused
  * group or of a paused queue; a paused group is never among the groups waiting for a worker but
  * waits aside (once), and goes on in order when resumed; the pause view shows what was paused.</li>
@@ -117,6 +122,18 @@ class QueueProtocolRandomTests {
 
 	private int checks;
 
+	/** The queue's channel, as an instance hears it. */
+	private ChannelMessages messages;
+
+	/** What this step's woken takes said on the channel: {@code t:<instance>} when one started a task, else {@code n:<instance>}. */
+	private final List<String> wokenAnswers = new ArrayList<>();
+
+	/** Whether this step readied a group while a worker may be idle (a wake-up must follow). */
+	private boolean readiedWhileIdle;
+
+	/** The wake-ups naming an instance heard in this run. */
+	private int namedWakeUps;
+
 	@ParameterizedTest(name = "seed {0}")
 	@ValueSource(longs = { 1, 2, 3 })
 	void invariantsHoldUnderRandomOperations(long seed) throws Exception {
@@ -150,21 +167,66 @@ class QueueProtocolRandomTests {
 		this.template = this.redis.template();
 		this.scripts = new QueueScripts(new RedisScripts(this.redis.factory()));
 		this.keys = QueueKeys.of(this.redis.prefix(), "q");
-		for (int step = 0; step < STEPS; step++) {
-			String what;
-			try {
-				what = step(random);
+		try (ChannelMessages heard = new ChannelMessages(this.redis.endpoint(), this.keys.channel())) {
+			this.messages = heard;
+			this.namedWakeUps = 0;
+			for (int step = 0; step < STEPS; step++) {
+				String idleBefore = this.template.opsForValue().get(this.keys.base() + ":idle");
+				this.wokenAnswers.clear();
+				this.readiedWhileIdle = false;
+				String what;
+				try {
+					what = step(random);
+				}
+				catch (AssertionError ex) {
+					throw new AssertionError("seed " + seed + ", step " + step + ": " + ex.getMessage(), ex);
+				}
+				try {
+					checkInvariants();
+					checkMessages(idleBefore);
+				}
+				catch (AssertionError ex) {
+					throw new AssertionError("seed " + seed + ", step " + step + " (" + what + "): " + ex.getMessage(), ex);
+				}
 			}
-			catch (AssertionError ex) {
-				throw new AssertionError("seed " + seed + ", step " + step + ": " + ex.getMessage(), ex);
-			}
-			try {
-				checkInvariants();
-			}
-			catch (AssertionError ex) {
-				throw new AssertionError("seed " + seed + ", step " + step + " (" + what + "): " + ex.getMessage(), ex);
-			}
+			assertThat(this.namedWakeUps).as("wake-ups naming an instance heard with seed " + seed).isPositive();
 		}
+	}
+
+	/**
+	 * What the step said on the queue's channel: a wake-up names the instance of the worker that went
+	 * idle last (the idle mark before the step), and a submit that readies a group while the mark is
+	 * set sends exactly one; a woken take says once whether it started a task, naming its instance;
+	 * nothing else speaks to one instance's workers, not even a group named like such a message.
+	 */
+	private void checkMessages(String idleBefore) {
+		List<String> heard = this.messages.since();
+		List<String> wakeUps = heard.stream().filter((message) -> message.startsWith("w:")).toList();
+		List<String> answers = heard.stream()
+			.filter((message) -> message.startsWith("t:") || message.startsWith("n:"))
+			.toList();
+		if (idleBefore == null) {
+			assertThat(wakeUps).as("wake-ups naming an instance with no idle mark").isEmpty();
+		}
+		else {
+			assertThat(wakeUps).as("wake-ups, the idle mark naming " + idleBefore).allMatch(("w:" + idleBefore)::equals);
+			if (this.readiedWhileIdle) {
+				assertThat(heard).as("messages after a submit readied a group while " + idleBefore + " may be idle")
+					.containsExactly("w:" + idleBefore);
+			}
+			this.namedWakeUps += wakeUps.size();
+		}
+		assertThat(answers).as("a woken take's word that it answered a wake-up").isEqualTo(this.wokenAnswers);
+	}
+
+	/** One of five groups; one is named like a message to one instance's workers, which it must not read as. */
+	private static String group(Random random) {
+		return (random.nextInt(5) == 0) ? "n:w0" : "g" + random.nextInt(4);
+	}
+
+	/** The instance id in an owner id {@code <instance>:<run>:<sequence>}. */
+	private static String instanceOf(String owner) {
+		return owner.substring(0, owner.indexOf(':'));
 	}
 
 	private String step(Random random) throws Exception {
@@ -173,10 +235,14 @@ class QueueProtocolRandomTests {
 		}
 		int dice = random.nextInt(100);
 		if (dice < 25) {
-			String group = "g" + random.nextInt(5);
+			String group = group(random);
 			String dedup = (random.nextInt(4) == 0) ? "d" + random.nextInt(20) : null;
 			String id = "t" + this.submitted.size() + "-" + random.nextInt(1000);
+			boolean readyBefore = this.template.opsForList().indexOf(this.keys.base() + ":ready", group) != null;
 			String stored = get(this.scripts.submit(this.keys, id, group, "{}", dedup, Duration.ofMinutes(5)));
+			this.readiedWhileIdle = !readyBefore
+					&& this.template.opsForList().indexOf(this.keys.base() + ":ready", group) != null
+					&& Boolean.TRUE.equals(this.template.hasKey(this.keys.base() + ":idle"));
 			if (stored.equals(id)) {
 				this.submitOrder.put(id, this.submitted.size());
 				this.submitted.add(id);
@@ -204,6 +270,7 @@ class QueueProtocolRandomTests {
 					sweep && !woken, woken));
 			if (woken) {
 				checkWokenTake(taken, readyBefore, idleBefore, runningBefore, delayedBefore);
+				this.wokenAnswers.add(((taken.task() != null) ? "t:" : "n:") + instanceOf(owner));
 			}
 			boolean sentTwice = random.nextInt(4) == 0;
 			if (sentTwice) {
@@ -211,6 +278,10 @@ class QueueProtocolRandomTests {
 				QueueScripts.Taken first = taken;
 				taken = get(this.scripts.take(this.keys, owner, MAX_ATTEMPTS, Duration.ofMillis(lease),
 						random.nextBoolean() && !woken, woken));
+				if (woken && first.task() == null) {
+					// the first started nothing: this is a woken take of its own, which answers again
+					this.wokenAnswers.add(((taken.task() != null) ? "t:" : "n:") + instanceOf(owner));
+				}
 				if (first.task() != null && lease > 1) {
 					assertThat(taken.task()).as("a take sent again answers the task the first started").isNotNull();
 					assertThat(taken.task().id()).isEqualTo(first.task().id());
@@ -223,6 +294,9 @@ class QueueProtocolRandomTests {
 				assertThat(this.template.getExpire(this.keys.base() + ":idle", TimeUnit.MILLISECONDS))
 					.as("the idle mark after a take that found nothing")
 					.isBetween(QueueScripts.IDLE_MARK.toMillis() - 10_000, QueueScripts.IDLE_MARK.toMillis());
+				assertThat(this.template.opsForValue().get(this.keys.base() + ":idle"))
+					.as("the idle mark names the instance of the worker that went idle last")
+					.isEqualTo(instanceOf(owner));
 			}
 			if (taken.task() != null) {
 				checkNotPaused(taken.task());
@@ -272,6 +346,11 @@ class QueueProtocolRandomTests {
 				ended(new End("finish", id, owner, 1, finish));
 			}
 			this.held.remove(id);
+			if (next != null && finished.ended() && finished.next().task() == null) {
+				assertThat(this.template.opsForValue().get(this.keys.base() + ":idle"))
+					.as("the idle mark after a finish whose take found nothing names its worker's instance")
+					.isEqualTo(instanceOf(next));
+			}
 			if (finished.next().task() != null) {
 				assertThat(next).as("a finish takes only when asked to").isNotNull();
 				assertThat(finished.ended()).as("a finish that did not end its task takes nothing").isTrue();
@@ -479,7 +558,7 @@ class QueueProtocolRandomTests {
 	 * not, answers 0.
 	 */
 	private String pauseOrResume(Random random) throws Exception {
-		String group = random.nextInt(4) == 0 ? null : "g" + random.nextInt(5);
+		String group = random.nextInt(4) == 0 ? null : group(random);
 		boolean pausedNow = (group == null) ? this.queuePaused : this.pausedGroups.contains(group);
 		boolean pause = random.nextBoolean();
 		long answer = get(pause ? this.scripts.pause(this.keys, group) : this.scripts.resume(this.keys, group));

@@ -1,0 +1,128 @@
+package dev.lockstep.queue;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import dev.lockstep.lock.RedisFixture;
+
+import static dev.lockstep.queue.SerialQueueTests.JSON;
+import static dev.lockstep.queue.SerialQueueTests.items;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Where a wake-up goes: to the instance whose worker went idle last, and to the others only if
+ * that instance's woken take does not answer it in time (it stalled, died, or never listened).
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class QueueWakeUpTests {
+
+	private static final String QUEUE = "wake-ups";
+
+	@RegisterExtension
+	final RedisFixture redis = new RedisFixture();
+
+	private final List<RedisSerialQueue> instances = new ArrayList<>();
+
+	/** {@code <instance>:<sequence>} of each task run, in the order they started. */
+	private final List<String> runs = new CopyOnWriteArrayList<>();
+
+	@AfterEach
+	void stopInstances() {
+		this.instances.forEach((instance) -> {
+			instance.setShutdownTimeout(Duration.ZERO);
+			instance.stop();
+		});
+	}
+
+	@Test
+	void theInstanceWhoseWorkerWentIdleLastTakesEachWakeUpAndTheOtherLooksForNone() throws Exception {
+		// the other instance would wake only after 10s: every task below it runs was woken for it
+		RedisSerialQueue first = worker("first", Duration.ofSeconds(10));
+		worker("second", Duration.ofSeconds(10));
+		awaitIdleMark();
+		List<String> heard = new ArrayList<>();
+		try (ChannelMessages channel = new ChannelMessages(this.redis.endpoint(), QueueKeys.of(this.redis.prefix(), QUEUE).channel())) {
+			for (int i = 0; i < 20; i++) {
+				String named = idleMark();
+				int before = this.runs.size();
+				first.submit(QUEUE, "g" + i, new Item("g" + i, i, 0));
+				await().atMost(Duration.ofSeconds(5)).until(() -> this.runs.size() > before);
+				String ranOn = this.runs.get(before).split(":")[0];
+				assertThat(ranOn).as("task %d, the idle mark naming %s", i, named).isEqualTo(named);
+				// the worker's finish took nothing and marked its instance idle again
+				await().atMost(Duration.ofSeconds(5)).until(() -> ranOn.equals(idleMark()));
+			}
+			heard.addAll(channel.since());
+		}
+		String named = this.runs.get(0).split(":")[0];
+		String other = named.equals("first") ? "second" : "first";
+		assertThat(heard).as("messages on the queue's channel").contains("w:" + named, "t:" + named)
+			.doesNotContain("t:" + other, "n:" + other);
+	}
+
+	@Test
+	void aWakeUpForAnInstanceThatNoLongerListensWakesAnotherAfterTheHedgeDelay() throws Exception {
+		worker("alive", IdleWorkers.HEDGE_DELAY);
+		// the worker that went idle last was on an instance that is gone without a word
+		submitWithIdleMark("gone");
+		// far sooner than an idle worker's own look (IdleWorkers.IDLE_LOOK, 30s)
+		await().atMost(Duration.ofSeconds(3)).until(() -> this.runs.size() == 1);
+		assertThat(this.runs).containsExactly("alive:0");
+	}
+
+	@Test
+	void controlWithoutTheHedgeAWakeUpForAnotherInstanceWakesNobodyHere() throws Exception {
+		worker("alive", Duration.ofSeconds(30));
+		submitWithIdleMark("gone");
+		Thread.sleep(3_000);
+		assertThat(this.runs).as("runs while the wake-up waits for the instance it named").isEmpty();
+	}
+
+	@Test
+	void anIdleMarkOfAnEarlierVersionWakesEveryInstanceAtOnce() throws Exception {
+		worker("alive", Duration.ofSeconds(30));
+		submitWithIdleMark("1");
+		await().atMost(Duration.ofSeconds(3)).until(() -> this.runs.size() == 1);
+	}
+
+	/** Once the workers wait idle, sets the idle mark to {@code mark} and submits a task of a new group. */
+	private void submitWithIdleMark(String mark) throws InterruptedException {
+		awaitIdleMark();
+		this.redis.template().opsForValue().set(QueueKeys.of(this.redis.prefix(), QUEUE).base() + ":idle", mark,
+				Duration.ofMinutes(1));
+		this.instances.get(0).submit(QUEUE, "g", new Item("g", 0, 0));
+	}
+
+	/** A started instance with one worker, waking for wake-ups told to others after {@code hedgeDelay}. */
+	private RedisSerialQueue worker(String name, Duration hedgeDelay) {
+		RedisSerialQueue queue = new RedisSerialQueue(this.redis.factory(), JSON);
+		queue.setKeyPrefix(this.redis.prefix());
+		queue.setInstanceId(name);
+		queue.listen(QUEUE, 1, items((task, item) -> this.runs.add(name + ":" + item.sequence())), "test handler " + name);
+		queue.hedgeDelay(QUEUE, hedgeDelay);
+		queue.start();
+		this.instances.add(queue);
+		return queue;
+	}
+
+	/** Waits until every instance's worker took nothing and one of them marked the queue idle. */
+	private void awaitIdleMark() throws InterruptedException {
+		await().atMost(Duration.ofSeconds(10)).until(() -> idleMark() != null);
+		// each worker's first take, at its start, finds nothing; the last of them names the mark
+		Thread.sleep(500);
+	}
+
+	private String idleMark() {
+		return this.redis.template().opsForValue().get(QueueKeys.of(this.redis.prefix(), QUEUE).base() + ":idle");
+	}
+
+}
