@@ -180,8 +180,8 @@ final class IdleWorkers {
 	 * falls due ({@code dueMillis}), {@link #IDLE_LOOK} passes, or a wake-up came and
 	 * {@code wokenTake} started a task. A wake-up may wake a worker on more than one instance,
 	 * and only as many should start a task as groups wait: a woken worker's take (see
-	 * {@link QueueScripts#wokenTake}) starts nothing quietly, in a few commands, when another worker
-	 * took the group first, and the worker waits on. The wait never goes past the look-by moment, so
+	 * {@link QueueScripts#wokenTake}) starts nothing, in a few commands (and says so to the other
+	 * instances), when another worker took the group first, and the worker waits on. The wait never goes past the look-by moment, so
 	 * the worker looks again before the idle mark its take set runs out (see
 	 * {@link QueueScripts#IDLE_MARK}). Returns what {@code wokenTake} started (non-null), or null
 	 * when the worker is to take as usual (a lease or retry fell due, it is time to look, the

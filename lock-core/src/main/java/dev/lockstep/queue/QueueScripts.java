@@ -55,9 +55,10 @@ final class QueueScripts extends FeatureScripts {
 
 	/**
 	 * The take of a worker woken by a wake-up: as above without a sweep, but when no group waits for
-	 * a worker (another worker took it first) or the queue is paused, it starts nothing quietly
+	 * a worker (another worker took it first) or the queue is paused, it starts nothing
 	 * ({@link Taken#NOTHING_WAITED}): it looks for no lease or retry that fell due and leaves the idle
-	 * mark as it was (see woken_take in queue-common.lua).
+	 * mark as it was. Either way it tells the other instances on the queue's channel that this
+	 * instance answered a wake-up (see woken_take in queue-common.lua, and {@link IdleWorkers#heard}).
 	 */
 	CompletableFuture<Taken> wokenTake(QueueKeys keys, String owner, QueueSettings settings) {
 		return take(keys, owner, settings.maxAttempts(), settings.leaseTime(), false, true);
