@@ -90,13 +90,16 @@ end
 -- no group name (other messages carry one, as earlier versions' wake-ups did) reads as one of them.
 local SIGNAL = '\255'
 
--- Wakes a worker if one may be idle (see :idle): the wake-up SIGNAL 'w' <instance id> names the
--- instance of the worker that went idle last ('' for a mark of an earlier version: every instance
--- wakes one).
-local function wake_if_idle(channel)
+-- Wakes a worker, or `count` of them (default 1), if one may be idle (see :idle): the wake-up
+-- SIGNAL 'w' <instance id> names the instance of the worker that went idle last ('' for a mark of
+-- an earlier version: every instance wakes one).
+local function wake_if_idle(channel, count)
   local idle = redis.call('GET', base .. ':idle')
   if idle then
-    redis.call('PUBLISH', channel, (idle == '1') and '' or (SIGNAL .. 'w' .. idle))
+    local message = (idle == '1') and '' or (SIGNAL .. 'w' .. idle)
+    for _ = 1, count or 1 do
+      redis.call('PUBLISH', channel, message)
+    end
   end
 end
 

@@ -7,7 +7,9 @@ if ARGV[1] == 'queue' then
   if redis.call('HDEL', base .. ':owners', PAUSED_QUEUE) == 0 then
     return 0
   end
-  redis.call('PUBLISH', ARGV[3], '')
+  -- a wake-up for each group waiting (up to 100), so that as many idle workers start at once as
+  -- groups wait, rather than one, whose task's end would wake the next
+  wake_if_idle(ARGV[3], math.max(1, math.min(redis.call('LLEN', base .. ':ready'), 100)))
   return 1
 end
 local group = ARGV[2]

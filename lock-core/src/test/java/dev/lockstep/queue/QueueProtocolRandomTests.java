@@ -131,6 +131,9 @@ class QueueProtocolRandomTests {
 	/** Whether this step readied a group while a worker may be idle (a wake-up must follow). */
 	private boolean readiedWhileIdle;
 
+	/** How many wake-ups this step must send, when it says (else -1). */
+	private int wakeUpsExpected;
+
 	/** The wake-ups naming an instance heard in this run. */
 	private int namedWakeUps;
 
@@ -174,6 +177,7 @@ class QueueProtocolRandomTests {
 				String idleBefore = this.template.opsForValue().get(this.keys.base() + ":idle");
 				this.wokenAnswers.clear();
 				this.readiedWhileIdle = false;
+				this.wakeUpsExpected = -1;
 				String what;
 				try {
 					what = step(random);
@@ -213,6 +217,9 @@ class QueueProtocolRandomTests {
 			if (this.readiedWhileIdle) {
 				assertThat(heard).as("messages after a submit readied a group while " + idleBefore + " may be idle")
 					.containsExactly("w:" + idleBefore);
+			}
+			if (this.wakeUpsExpected >= 0 && !"1".equals(idleBefore)) {
+				assertThat(wakeUps).as("wake-ups of a resumed queue").hasSize(this.wakeUpsExpected);
 			}
 			this.namedWakeUps += wakeUps.size();
 		}
@@ -564,6 +571,11 @@ class QueueProtocolRandomTests {
 		long answer = get(pause ? this.scripts.pause(this.keys, group) : this.scripts.resume(this.keys, group));
 		assertThat(answer).as((pause ? "pause " : "resume ") + group + " (paused: " + pausedNow + ")")
 			.isEqualTo((pause != pausedNow) ? 1 : 0);
+		if (group == null && !pause && pausedNow && Boolean.TRUE.equals(this.template.hasKey(this.keys.base() + ":idle"))) {
+			// a resumed queue wakes as many idle workers as groups wait (at least one, at most 100)
+			Long ready = this.template.opsForList().size(this.keys.base() + ":ready");
+			this.wakeUpsExpected = (int) Math.max(1, Math.min((ready != null) ? ready : 0, 100));
+		}
 		if (group == null) {
 			this.queuePaused = pause;
 		}

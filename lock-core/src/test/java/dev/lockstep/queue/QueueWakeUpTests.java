@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.AfterEach;
@@ -20,7 +21,8 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * Where a wake-up goes: to the instance whose worker went idle last, and to the others only if
- * that instance's woken take does not answer it in time (it stalled, died, or never listened).
+ * that instance's woken take does not answer it in time (it stalled, died, or never listened); and
+ * how many a resumed queue sends.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class QueueWakeUpTests {
@@ -102,12 +104,44 @@ class QueueWakeUpTests {
 		this.instances.get(0).submit(QUEUE, "g", new Item("g", 0, 0));
 	}
 
+	@Test
+	void resumingAQueueStartsAsManyIdleWorkersAsGroupsWaitAtOnce() throws Exception {
+		CountDownLatch release = new CountDownLatch(1);
+		// tasks that run until released: no task's end can start the next group
+		SerialQueueTests.ItemHandler blocking = (task, item) -> {
+			this.runs.add(item.group());
+			release.await(30, TimeUnit.SECONDS);
+		};
+		RedisSerialQueue first = worker("first", 4, IdleWorkers.HEDGE_DELAY, blocking);
+		worker("second", 4, IdleWorkers.HEDGE_DELAY, blocking);
+		awaitIdleMark();
+		try {
+			assertThat(first.pause(QUEUE, null)).isTrue();
+			for (int i = 0; i < 6; i++) {
+				first.submit(QUEUE, "g" + i, new Item("g" + i, 0, 0));
+			}
+			Thread.sleep(300);
+			assertThat(this.runs).as("runs while the queue is paused").isEmpty();
+			assertThat(first.resume(QUEUE, null)).isTrue();
+			// far sooner than an idle worker's own look (IdleWorkers.IDLE_LOOK, 30s)
+			await().atMost(Duration.ofSeconds(3)).until(() -> this.runs.size() == 6);
+			assertThat(this.runs).containsExactlyInAnyOrder("g0", "g1", "g2", "g3", "g4", "g5");
+		}
+		finally {
+			release.countDown();
+		}
+	}
+
 	/** A started instance with one worker, waking for wake-ups told to others after {@code hedgeDelay}. */
 	private RedisSerialQueue worker(String name, Duration hedgeDelay) {
+		return worker(name, 1, hedgeDelay, (task, item) -> this.runs.add(name + ":" + item.sequence()));
+	}
+
+	private RedisSerialQueue worker(String name, int concurrency, Duration hedgeDelay, SerialQueueTests.ItemHandler handler) {
 		RedisSerialQueue queue = new RedisSerialQueue(this.redis.factory(), JSON);
 		queue.setKeyPrefix(this.redis.prefix());
 		queue.setInstanceId(name);
-		queue.listen(QUEUE, 1, items((task, item) -> this.runs.add(name + ":" + item.sequence())), "test handler " + name);
+		queue.listen(QUEUE, concurrency, items(handler), "test handler " + name);
 		queue.hedgeDelay(QUEUE, hedgeDelay);
 		queue.start();
 		this.instances.add(queue);
