@@ -317,7 +317,7 @@ end
 -- A take by a worker woken by a wake-up (queue-take.lua): a wake-up may wake a worker on more than
 -- one instance (see :idle), and as many should start a task as groups wait, not more. So it starts
 -- the next task of the group that has waited longest, as take_from does; but when no group waits
--- (another worker took it first) or the queue is paused it starts nothing quietly: no clock, no
+-- (another worker took it first) or the queue is paused it starts nothing, cheaply: no clock, no
 -- look for leases or retries that fell due, no idle mark (the worker waits on as it was, its timers
 -- and its idle mark set by the take that found nothing before). Either way it tells the other
 -- instances on `channel` that this instance answered a wake-up: SIGNAL 't' <instance id> when it
