@@ -40,9 +40,9 @@ final class ActivityHistory {
 	/** The minute this instance last dropped old fields of a hash. */
 	private final Map<String, Long> trimmed = new ConcurrentHashMap<>();
 
-	ActivityHistory(StringRedisTemplate redis, String keyPrefix) {
-		this.redis = redis;
-		this.prefix = keyPrefix + "console:history:";
+	ActivityHistory(ConsoleRedis redis) {
+		this.redis = redis.template();
+		this.prefix = redis.base() + "history:";
 	}
 
 	/** Adds the counts to the current minute. */

@@ -44,13 +44,18 @@ public final class ConsoleAutoConfiguration {
 	static final String SECURITY_CLASS = "org.springframework.security.config.annotation.web.builders.HttpSecurity";
 
 	@Bean
-	InstanceRecords lockstepConsoleRecords(RedisConnectionFactory connectionFactory, LockstepProperties properties) {
-		return new InstanceRecords(new StringRedisTemplate(connectionFactory), properties.keyPrefix());
+	ConsoleRedis lockstepConsoleRedis(RedisConnectionFactory connectionFactory, LockstepProperties properties) {
+		return ConsoleRedis.under(new StringRedisTemplate(connectionFactory), properties.keyPrefix());
 	}
 
 	@Bean
-	ConsoleHistory lockstepConsoleHistory(RedisConnectionFactory connectionFactory, LockstepProperties properties) {
-		return new ConsoleHistory(new StringRedisTemplate(connectionFactory), properties.keyPrefix());
+	InstanceRecords lockstepConsoleRecords(ConsoleRedis redis) {
+		return new InstanceRecords(redis);
+	}
+
+	@Bean
+	ConsoleHistory lockstepConsoleHistory(ConsoleRedis redis) {
+		return new ConsoleHistory(redis);
 	}
 
 	/** Counts lock waits, tasks and job runs in memory, for the history (a {@code LockListener}). */
@@ -60,13 +65,13 @@ public final class ConsoleAutoConfiguration {
 	}
 
 	@Bean
-	ActivityHistory lockstepConsoleActivityHistory(RedisConnectionFactory connectionFactory, LockstepProperties properties) {
-		return new ActivityHistory(new StringRedisTemplate(connectionFactory), properties.keyPrefix());
+	ActivityHistory lockstepConsoleActivityHistory(ConsoleRedis redis) {
+		return new ActivityHistory(redis);
 	}
 
 	@Bean
-	JobTriggerRequests lockstepConsoleJobTriggers(RedisConnectionFactory connectionFactory, LockstepProperties properties) {
-		return new JobTriggerRequests(new StringRedisTemplate(connectionFactory), properties.keyPrefix());
+	JobTriggerRequests lockstepConsoleJobTriggers(ConsoleRedis redis) {
+		return new JobTriggerRequests(redis);
 	}
 
 	@Bean

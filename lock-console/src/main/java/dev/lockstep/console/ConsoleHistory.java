@@ -28,9 +28,9 @@ final class ConsoleHistory {
 
 	private final String prefix;
 
-	ConsoleHistory(StringRedisTemplate redis, String keyPrefix) {
-		this.redis = redis;
-		this.prefix = keyPrefix + "console:history:queue:";
+	ConsoleHistory(ConsoleRedis redis) {
+		this.redis = redis.template();
+		this.prefix = redis.base() + "history:queue:";
 	}
 
 	void sample(SerialQueueRegistry queues, List<String> names) {

@@ -37,9 +37,9 @@ final class InstanceRecords {
 
 	private final String prefix;
 
-	InstanceRecords(StringRedisTemplate redis, String keyPrefix) {
-		this.redis = redis;
-		this.prefix = keyPrefix + "console:";
+	InstanceRecords(ConsoleRedis redis) {
+		this.redis = redis.template();
+		this.prefix = redis.base();
 	}
 
 	/** Writes {@code record} as the instance's latest heartbeat. */

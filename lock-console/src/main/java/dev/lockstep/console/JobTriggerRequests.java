@@ -45,9 +45,9 @@ final class JobTriggerRequests {
 
 	private final String prefix;
 
-	JobTriggerRequests(StringRedisTemplate redis, String keyPrefix) {
-		this.redis = redis;
-		this.prefix = keyPrefix + "console:";
+	JobTriggerRequests(ConsoleRedis redis) {
+		this.redis = redis.template();
+		this.prefix = redis.base();
 	}
 
 	/** Asks for a run of {@code job}; returns the request's id. */
