@@ -9,6 +9,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 
@@ -51,6 +52,12 @@ final class IdleWorkers {
 	/** How many timed wake-ups have fired (a lease or retry fell due), so a worker can tell them from wake-up messages. */
 	private final AtomicLong timedWakes = new AtomicLong();
 
+	/**
+	 * Whether an empty message asked for a look (a retry was set to fall due later): the next worker
+	 * it wakes takes as usual, so that its take tells when, where a woken take would not.
+	 */
+	private final AtomicBoolean lookAsked = new AtomicBoolean();
+
 	private volatile ScheduledExecutorService timer;
 
 	private final String instanceId;
@@ -65,6 +72,7 @@ final class IdleWorkers {
 		this.timer = timer;
 		this.wakeUps.drainPermits();
 		this.timedWakeAt.set(Long.MAX_VALUE);
+		this.lookAsked.set(false);
 		this.hedges.clear();
 	}
 
@@ -89,11 +97,18 @@ final class IdleWorkers {
 	 * instance id: {@code w}, a group's next task may start and that instance is told first (its
 	 * worker went idle last); {@code t}, a woken take of that instance started a task (one wake-up
 	 * for it is answered); {@code n}, a woken take of that instance found no group waiting (every
-	 * wake-up for it heard so far is answered: their groups were taken). Anything else (a group
-	 * readied by a sweep, a redrive or a resume, an earlier version's wake-up) wakes one idle worker
-	 * here.
+	 * wake-up for it heard so far is answered: their groups were taken). An empty message (a failed
+	 * task's retry was set to fall due later, or an earlier version's idle mark) wakes one idle
+	 * worker here to take as usual, and so learn when the next lease or retry falls due. Anything
+	 * else (a group readied by a sweep, a redrive or a resume, an earlier version's wake-up) wakes
+	 * one idle worker here.
 	 */
 	void heard(byte[] message) {
+		if (message.length == 0) {
+			this.lookAsked.set(true);
+			wake();
+			return;
+		}
 		if (message.length < 2 || message[0] != SIGNAL) {
 			wake();
 			return;
@@ -184,14 +199,15 @@ final class IdleWorkers {
 	 * instances), when another worker took the group first, and the worker waits on. The wait never goes past the look-by moment, so
 	 * the worker looks again before the idle mark its take set runs out (see
 	 * {@link QueueScripts#IDLE_MARK}). Returns what {@code wokenTake} started (non-null), or null
-	 * when the worker is to take as usual (a lease or retry fell due, it is time to look, the
-	 * workers stop, or the woken take failed and saw to its own undoing).
+	 * when the worker is to take as usual (a lease or retry fell due, a look was asked for, it is
+	 * time to look, the workers stop, or the woken take failed and saw to its own undoing).
 	 */
 	<T> @Nullable T awaitWork(long dueMillis, BooleanSupplier stopping, Callable<@Nullable T> wokenTake) {
 		long lookBy = System.nanoTime() + IDLE_LOOK.toNanos();
 		long timed = this.timedWakes.get();
 		await(dueMillis, lookBy - System.nanoTime());
-		while (!stopping.getAsBoolean() && this.timedWakes.get() == timed && lookBy - System.nanoTime() > 0) {
+		while (!stopping.getAsBoolean() && this.timedWakes.get() == timed && !this.lookAsked.getAndSet(false)
+				&& lookBy - System.nanoTime() > 0) {
 			try {
 				T started = wokenTake.call();
 				if (started != null) {

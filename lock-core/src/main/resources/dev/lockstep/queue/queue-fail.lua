@@ -25,6 +25,7 @@ redis.call('HSET', task, 'state', 'QUEUED', 'error', ARGV[3], unpack(end_record(
 disown(id, ARGV[2])
 redis.call('INCR', base .. ':queued')
 redis.call('ZADD', base .. ':delayed', now + tonumber(ARGV[5]), group)
--- idle workers learn when the retry falls due (their next take answers it) and set their timers
+-- an empty message: on every instance an idle worker takes as usual (not a woken take), so that
+-- its take's reply tells when the retry falls due and the instance sets its timer
 redis.call('PUBLISH', ARGV[6], '')
 return 1

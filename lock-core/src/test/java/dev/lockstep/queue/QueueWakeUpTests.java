@@ -21,8 +21,8 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * Where a wake-up goes: to the instance whose worker went idle last, and to the others only if
- * that instance's woken take does not answer it in time (it stalled, died, or never listened); and
- * how many a resumed queue sends.
+ * that instance's woken take does not answer it in time (it stalled, died, or never listened);
+ * how many a resumed queue sends; and that a failure's retry is learned of by every instance.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class QueueWakeUpTests {
@@ -96,6 +96,34 @@ class QueueWakeUpTests {
 		await().atMost(Duration.ofSeconds(3)).until(() -> this.runs.size() == 1);
 	}
 
+	@Test
+	void aRetryLeftByAnInstanceThatThenStopsStartsElsewhereWhenItFallsDue() throws Exception {
+		// the first attempt fails; its retry falls due 2s later, when only the other instance runs
+		QueueSettings settings = new QueueSettings(Duration.ofSeconds(30), 3, Duration.ofSeconds(2), Duration.ofMinutes(1));
+		for (String name : List.of("first", "second")) {
+			SerialQueueTests.ItemHandler failingOnce = (task, item) -> {
+				this.runs.add(name + ":" + task.attempt());
+				if (task.attempt() == 1) {
+					throw new IllegalStateException("first attempt fails");
+				}
+			};
+			worker(name, 1, IdleWorkers.HEDGE_DELAY, settings, failingOnce);
+		}
+		awaitIdleMark();
+		this.instances.get(0).submit(QUEUE, "g", new Item("g", 0, 0));
+		String delayed = QueueKeys.of(this.redis.prefix(), QUEUE).base() + ":delayed";
+		await().atMost(Duration.ofSeconds(5)).until(() -> this.redis.template().opsForZSet().zCard(delayed) == 1);
+		String failedOn = this.runs.get(0).split(":")[0];
+		RedisSerialQueue failing = this.instances.get(failedOn.equals("first") ? 0 : 1);
+		failing.setShutdownTimeout(Duration.ZERO);
+		failing.stop();
+		String other = failedOn.equals("first") ? "second" : "first";
+		// far sooner than an idle worker's own look (IdleWorkers.IDLE_LOOK, 30s): the other instance
+		// learned when the retry falls due from the failure's message
+		await().atMost(Duration.ofSeconds(10)).until(() -> this.runs.size() == 2);
+		assertThat(this.runs).containsExactly(failedOn + ":1", other + ":2");
+	}
+
 	/** Once the workers wait idle, sets the idle mark to {@code mark} and submits a task of a new group. */
 	private void submitWithIdleMark(String mark) throws InterruptedException {
 		awaitIdleMark();
@@ -138,8 +166,14 @@ class QueueWakeUpTests {
 	}
 
 	private RedisSerialQueue worker(String name, int concurrency, Duration hedgeDelay, SerialQueueTests.ItemHandler handler) {
+		return worker(name, concurrency, hedgeDelay, QueueSettings.DEFAULTS, handler);
+	}
+
+	private RedisSerialQueue worker(String name, int concurrency, Duration hedgeDelay, QueueSettings settings,
+			SerialQueueTests.ItemHandler handler) {
 		RedisSerialQueue queue = new RedisSerialQueue(this.redis.factory(), JSON);
 		queue.setKeyPrefix(this.redis.prefix());
+		queue.setDefaults(settings);
 		queue.setInstanceId(name);
 		queue.listen(QUEUE, concurrency, items(handler), "test handler " + name);
 		queue.hedgeDelay(QUEUE, hedgeDelay);
