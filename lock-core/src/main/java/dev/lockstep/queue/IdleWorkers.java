@@ -18,7 +18,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * Where one queue's idle workers wait: for a wake-up (a group's next task may start), for the
  * moment the next lease or retry falls due (one timer per due moment), or at most
- * {@link #IDLE_LOOK}, holding at most one wake-up per worker. A wake-up that names another
+ * {@link #IDLE_LOOK} (or the lease, when it is shorter: see {@link #awaitWork}), holding at most
+ * one wake-up per worker. A wake-up that names another
  * instance (the one whose worker went idle last) wakes a worker here only {@link #HEDGE_DELAY}
  * later, and not at all if a woken take of that instance answered it meanwhile: one worker
  * looks for the group rather than one on every instance, and a named instance that stalled or died
@@ -49,22 +50,25 @@ final class IdleWorkers {
 
 	private final AtomicLong timedWakeAt = new AtomicLong(Long.MAX_VALUE);
 
-	/** How many timed wake-ups have fired (a lease or retry fell due), so a worker can tell them from wake-up messages. */
-	private final AtomicLong timedWakes = new AtomicLong();
-
 	/**
-	 * Whether an empty message asked for a look (a retry was set to fall due later): the next worker
-	 * it wakes takes as usual, so that its take tells when, where a woken take would not.
+	 * Whether a look was asked for: a timed wake-up fired (a lease or retry fell due, or it is time
+	 * for the look once a lease), or an empty message came (a retry was set to fall due later). The
+	 * next worker woken takes as usual, which handles what fell due and tells when the next falls
+	 * due, where a woken take would not.
 	 */
 	private final AtomicBoolean lookAsked = new AtomicBoolean();
+
+	/** The lease in ms when it is shorter than {@link #IDLE_LOOK}, else -1 (see {@link #awaitWork}). */
+	private final long leaseLookMillis;
 
 	private volatile ScheduledExecutorService timer;
 
 	private final String instanceId;
 
-	IdleWorkers(int concurrency, String instanceId) {
+	IdleWorkers(int concurrency, String instanceId, Duration leaseTime) {
 		this.concurrency = concurrency;
 		this.instanceId = instanceId;
+		this.leaseLookMillis = (leaseTime.compareTo(IDLE_LOOK) < 0) ? leaseTime.toMillis() : -1;
 	}
 
 	/** Starts afresh (the workers start, or start again), timed wake-ups on {@code timer}. */
@@ -172,13 +176,16 @@ final class IdleWorkers {
 		this.wakeUps.release(this.concurrency);
 	}
 
-	/** Waits for a wake-up, for {@code dueMillis} (when a lease or retry falls due; -1: none) or {@link #IDLE_LOOK}. */
-	void await(long dueMillis) {
-		await(dueMillis, IDLE_LOOK.toNanos());
+	/**
+	 * Waits for a wake-up or {@code retry} (the worker's take failed: Redis did not answer), on this
+	 * worker's own clock: workers failing together each try again, not one of them.
+	 */
+	void awaitRetry(Duration retry) {
+		await(-1, retry.toNanos());
 	}
 
-	/** As {@link #await(long)}, but at most {@code maxWaitNanos}. */
-	void await(long dueMillis, long maxWaitNanos) {
+	/** Waits for a wake-up, for {@code dueMillis} (a timed wake-up for every worker here; -1: none), or at most {@code maxWaitNanos}. */
+	private void await(long dueMillis, long maxWaitNanos) {
 		if (dueMillis >= 0) {
 			scheduleWake(dueMillis);
 		}
@@ -198,16 +205,19 @@ final class IdleWorkers {
 	 * {@link QueueScripts#wokenTake}) starts nothing, in a few commands (and says so to the other
 	 * instances), when another worker took the group first, and the worker waits on. The wait never goes past the look-by moment, so
 	 * the worker looks again before the idle mark its take set runs out (see
-	 * {@link QueueScripts#IDLE_MARK}). Returns what {@code wokenTake} started (non-null), or null
+	 * {@link QueueScripts#IDLE_MARK}). When the lease is shorter than {@link #IDLE_LOOK}, a worker
+	 * here looks at least once a lease: a woken take says nothing of the leases of tasks started
+	 * since this instance last looked (a task another instance's woken take started), and one of
+	 * them may run out, its instance gone, long before {@link #IDLE_LOOK}; a look within a lease of
+	 * the last finds every lease before it runs out, and its take sets the timer for it. Returns
+	 * what {@code wokenTake} started (non-null), or null
 	 * when the worker is to take as usual (a lease or retry fell due, a look was asked for, it is
 	 * time to look, the workers stop, or the woken take failed and saw to its own undoing).
 	 */
 	<T> @Nullable T awaitWork(long dueMillis, BooleanSupplier stopping, Callable<@Nullable T> wokenTake) {
 		long lookBy = System.nanoTime() + IDLE_LOOK.toNanos();
-		long timed = this.timedWakes.get();
-		await(dueMillis, lookBy - System.nanoTime());
-		while (!stopping.getAsBoolean() && this.timedWakes.get() == timed && !this.lookAsked.getAndSet(false)
-				&& lookBy - System.nanoTime() > 0) {
+		await(lookWithin(dueMillis), lookBy - System.nanoTime());
+		while (!stopping.getAsBoolean() && !this.lookAsked.getAndSet(false) && lookBy - System.nanoTime() > 0) {
 			try {
 				T started = wokenTake.call();
 				if (started != null) {
@@ -222,18 +232,33 @@ final class IdleWorkers {
 		return null;
 	}
 
+	/** {@code dueMillis} (-1: nothing falls due), or a lease from now when that is sooner and shorter than {@link #IDLE_LOOK}. */
+	private long lookWithin(long dueMillis) {
+		if (this.leaseLookMillis < 0) {
+			return dueMillis;
+		}
+		return (dueMillis < 0) ? this.leaseLookMillis : Math.min(dueMillis, this.leaseLookMillis);
+	}
+
 	/** One timed wake-up per due moment: a worker that learns of an earlier one schedules it. */
 	private void scheduleWake(long dueMillis) {
 		long now = System.currentTimeMillis();
 		long at = now + dueMillis + 5;
-		long current = this.timedWakeAt.get();
-		if ((current > at || current < now) && this.timedWakeAt.compareAndSet(current, at)) {
-			this.timer.schedule(() -> {
-				this.timedWakeAt.compareAndSet(at, Long.MAX_VALUE);
-				this.timedWakes.incrementAndGet();
-				this.wakeUps.release();
-			}, dueMillis + 5, TimeUnit.MILLISECONDS);
+		while (true) {
+			long current = this.timedWakeAt.get();
+			if (current <= at && current >= now) {
+				// one as soon or sooner is on its way
+				return;
+			}
+			if (this.timedWakeAt.compareAndSet(current, at)) {
+				break;
+			}
 		}
+		this.timer.schedule(() -> {
+			this.timedWakeAt.compareAndSet(at, Long.MAX_VALUE);
+			this.lookAsked.set(true);
+			this.wakeUps.release();
+		}, dueMillis + 5, TimeUnit.MILLISECONDS);
 	}
 
 }

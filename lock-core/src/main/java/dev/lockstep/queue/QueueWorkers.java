@@ -95,7 +95,7 @@ final class QueueWorkers {
 		this.redis = redis;
 		this.replies = new ReplyWait(commandTimeout, redis);
 		this.running = new LeaseRenewals(keys, settings, scripts, commandTimeout);
-		this.idle = new IdleWorkers(concurrency, instanceId);
+		this.idle = new IdleWorkers(concurrency, instanceId, settings.leaseTime());
 		this.sweeps = new DueSweeps(settings.leaseTime());
 		this.owners = new TakeOwners(instanceId, keys, scripts);
 	}
@@ -163,7 +163,7 @@ final class QueueWorkers {
 						logger.warn("Queue '{}' cannot take tasks, {} failed: {}; trying again every {}", this.keys.queue(),
 								this.redis, message(ex), DurationText.of(REDIS_RETRY));
 					}
-					this.idle.await(REDIS_RETRY.toMillis());
+					this.idle.awaitRetry(REDIS_RETRY);
 					continue;
 				}
 			}

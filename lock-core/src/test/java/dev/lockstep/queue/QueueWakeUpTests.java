@@ -12,6 +12,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+import dev.lockstep.lock.RedisConnections;
 import dev.lockstep.lock.RedisFixture;
 
 import static dev.lockstep.queue.SerialQueueTests.JSON;
@@ -22,7 +26,8 @@ import static org.awaitility.Awaitility.await;
 /**
  * Where a wake-up goes: to the instance whose worker went idle last, and to the others only if
  * that instance's woken take does not answer it in time (it stalled, died, or never listened);
- * how many a resumed queue sends; and that a failure's retry is learned of by every instance.
+ * how many a resumed queue sends; and that every instance learns when a failure's retry and
+ * a lease that runs out fall due.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class QueueWakeUpTests {
@@ -124,6 +129,41 @@ class QueueWakeUpTests {
 		assertThat(this.runs).containsExactly(failedOn + ":1", other + ":2");
 	}
 
+	@Test
+	void aTaskWhoseInstanceWentSilentRunsAgainSoonAfterItsShortLeaseOnAnIdleInstance() throws Exception {
+		// a 2s lease, far shorter than an idle worker's own look (IdleWorkers.IDLE_LOOK, 30s)
+		QueueSettings settings = new QueueSettings(Duration.ofSeconds(2), 3, Duration.ofSeconds(1), Duration.ofMinutes(1));
+		CountDownLatch silent = new CountDownLatch(1);
+		// a 1s hedge keeps the survivor out of the race for the task: the instance that goes silent
+		// starts it with its woken take, so the survivor never takes while the task runs
+		worker("survivor", 1, Duration.ofSeconds(1), settings, (task, item) -> this.runs.add("survivor:" + task.attempt()));
+		await().atMost(Duration.ofSeconds(10)).until(() -> "survivor".equals(idleMark()));
+		Thread.sleep(300);
+		LettuceConnectionFactory silencedFactory = RedisConnections.standalone();
+		RedisSerialQueue silenced = worker("silenced", 1, Duration.ofSeconds(1), settings, silencedFactory, (task, item) -> {
+			this.runs.add("silenced:" + task.attempt());
+			silent.await(50, TimeUnit.SECONDS);
+		});
+		try {
+			await().atMost(Duration.ofSeconds(10)).until(() -> "silenced".equals(idleMark()));
+			Thread.sleep(300);
+			silenced.submit(QUEUE, "g", new Item("g", 0, 0));
+			await().atMost(Duration.ofSeconds(5)).until(() -> !this.runs.isEmpty());
+			assertThat(this.runs).containsExactly("silenced:1");
+			// no renewal and no end from now on: as an instance that died or was cut off from Redis
+			silencedFactory.destroy();
+			long silentAt = System.nanoTime();
+			await().atMost(Duration.ofSeconds(40)).until(() -> this.runs.size() == 2);
+			assertThat(this.runs.get(1)).isEqualTo("survivor:2");
+			assertThat(Duration.ofNanos(System.nanoTime() - silentAt)).as("from silence to the task's next attempt, lease 2s")
+				.isLessThan(Duration.ofSeconds(9));
+		}
+		finally {
+			silent.countDown();
+			this.instances.remove(silenced);
+		}
+	}
+
 	/** Once the workers wait idle, sets the idle mark to {@code mark} and submits a task of a new group. */
 	private void submitWithIdleMark(String mark) throws InterruptedException {
 		awaitIdleMark();
@@ -171,7 +211,12 @@ class QueueWakeUpTests {
 
 	private RedisSerialQueue worker(String name, int concurrency, Duration hedgeDelay, QueueSettings settings,
 			SerialQueueTests.ItemHandler handler) {
-		RedisSerialQueue queue = new RedisSerialQueue(this.redis.factory(), JSON);
+		return worker(name, concurrency, hedgeDelay, settings, this.redis.factory(), handler);
+	}
+
+	private RedisSerialQueue worker(String name, int concurrency, Duration hedgeDelay, QueueSettings settings,
+			RedisConnectionFactory connectionFactory, SerialQueueTests.ItemHandler handler) {
+		RedisSerialQueue queue = new RedisSerialQueue(connectionFactory, JSON);
 		queue.setKeyPrefix(this.redis.prefix());
 		queue.setDefaults(settings);
 		queue.setInstanceId(name);
