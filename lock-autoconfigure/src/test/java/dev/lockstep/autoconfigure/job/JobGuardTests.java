@@ -9,22 +9,25 @@ import java.util.List;
 import java.util.Map;
 import java.util.Queue;
 import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.stream.Collectors;
 
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 
 import io.micrometer.core.instrument.MeterRegistry;
 
 import org.springframework.beans.factory.annotation.Value;
-import org.springframework.boot.test.system.CapturedOutput;
-import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.boot.logging.LoggingSystem;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -49,23 +52,58 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-/** The job guard with real schedulers, real Redis and several application instances. */
+/**
+ * The job guard with real schedulers, real Redis and several application instances.
+ * <p>
+ * The tests mostly wait for cron slots, so they run concurrently (each test method is
+ * {@code CONCURRENT}; the class itself is not, so it never overlaps other classes). Each test's
+ * instances share a key prefix of their own ({@link JobApps}), and what their jobs did is kept
+ * by that prefix, so a test sees only its own runs. Spring Boot's logging system is switched off
+ * while the class runs: it re-initialises Logback when an application starts after another has
+ * closed, and log lines of one test's instances would be lost while another test's instance
+ * starts. Logback keeps logback-test.xml's configuration throughout.
+ */
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
-@ExtendWith(OutputCaptureExtension.class)
 class JobGuardTests {
 
-	/** What the jobs of every instance in this JVM did: instance, the firing's slot by its own clock. */
-	static final Queue<String[]> RUNS = new ConcurrentLinkedQueue<>();
+	/**
+	 * What the jobs of each test's instances did, by their key prefix: instance, the firing's slot
+	 * by its own clock.
+	 */
+	private static final Map<String, Queue<String[]>> RUNS = new ConcurrentHashMap<>();
 
-	/** What {@link JobFiring#current()} said inside each run of {@link EveryTwoSeconds}. */
-	static final Queue<JobFiring> FIRINGS = new ConcurrentLinkedQueue<>();
+	/** What {@link JobFiring#current()} said inside each run of a job that records it, by key prefix. */
+	private static final Map<String, Queue<JobFiring>> FIRINGS = new ConcurrentHashMap<>();
+
+	/** Everything the class's instances log (all tests together; each test looks for lines only it causes). */
+	private static ConsoleCapture output;
+
+	private static String loggingSystem;
 
 	private JobApps apps;
 
-	@BeforeEach
-	void prepare() {
+	@BeforeAll
+	static void captureOutputWithoutBootsLoggingSystem() {
+		loggingSystem = System.getProperty(LoggingSystem.SYSTEM_PROPERTY);
+		System.setProperty(LoggingSystem.SYSTEM_PROPERTY, LoggingSystem.NONE);
+		output = ConsoleCapture.install();
+	}
+
+	@AfterAll
+	static void restoreOutputAndLoggingSystem() {
+		output.close();
+		if (loggingSystem != null) {
+			System.setProperty(LoggingSystem.SYSTEM_PROPERTY, loggingSystem);
+		}
+		else {
+			System.clearProperty(LoggingSystem.SYSTEM_PROPERTY);
+		}
 		RUNS.clear();
 		FIRINGS.clear();
+	}
+
+	@BeforeEach
+	void prepare() {
 		this.apps = new JobApps();
 	}
 
@@ -75,6 +113,7 @@ class JobGuardTests {
 	}
 
 	@Test
+	@Execution(ExecutionMode.CONCURRENT)
 	void eachCronSlotRunsOnceOnTimeAcrossSkewedClocksAndRunsRotateOverTheInstances() throws Exception {
 		// clocks 0.8s apart on a 2s cron: one instance fires slot S+1 before another fires S
 		ConfigurableApplicationContext early = this.apps.start("early", Duration.ofMillis(800), EveryTwoSeconds.class);
@@ -98,9 +137,11 @@ class JobGuardTests {
 		}
 		assertThat(bySlot.values()).as("runners per slot: %s", bySlot).allSatisfy((runners) -> assertThat(runners).hasSize(1));
 		// the job body itself ran once per slot (each run records the slot by its own clock)
-		Map<String, Long> bodyRuns = RUNS.stream().collect(Collectors.groupingBy((run) -> run[1], Collectors.counting()));
+		Map<String, Long> bodyRuns = runs().stream().collect(Collectors.groupingBy((run) -> run[1], Collectors.counting()));
 		for (Instant slot : expected) {
-			assertThat(bodyRuns.get(Long.toString(slot.toEpochMilli()))).as("body runs of slot %s", slot).isEqualTo(1L);
+			assertThat(bodyRuns.get(Long.toString(slot.toEpochMilli())))
+				.as("body runs of slot %s (body runs by slot %s; runs %s)", slot, bodyRuns, runs)
+				.isEqualTo(1L);
 		}
 		// on time: on the chosen instance's own firing, never through the takeover (10s later)
 		assertThat(runs).allSatisfy((run) -> assertThat(Duration.between(run.scheduledTime(), run.start()))
@@ -114,12 +155,13 @@ class JobGuardTests {
 	}
 
 	@Test
+	@Execution(ExecutionMode.CONCURRENT)
 	void aJobLongerThanItsPeriodGivesUpTheSlotsItsRunsOverlapForGoodAndRunsNoneOfThemLate() throws Exception {
 		LongerThanItsPeriod.SKIPS.clear();
 		// 1.5s runs on a 1s cron: each run still holds the guard a whole period after its slot
 		this.apps.start("a", Duration.ZERO, LongerThanItsPeriod.class, "lockstep.job-guard.skew-tolerance=2s");
 		this.apps.start("b", Duration.ZERO, LongerThanItsPeriod.class, "lockstep.job-guard.skew-tolerance=2s");
-		await().atMost(Duration.ofSeconds(60)).until(() -> FIRINGS.size() >= 6);
+		await().atMost(Duration.ofSeconds(60)).until(() -> firings().size() >= 6);
 		// past the takeover delay (2s) of the slots given up: no takeover runs one late
 		Thread.sleep(4_000);
 		this.apps.close();
@@ -153,18 +195,19 @@ class JobGuardTests {
 	}
 
 	@Test
+	@Execution(ExecutionMode.CONCURRENT)
 	void fixedRateRunsHoldTheGuardAtLeastLockAtLeastFor() throws Exception {
 		ConfigurableApplicationContext first = this.apps.start("a", Duration.ZERO, FixedRate.class);
 		this.apps.start("b", Duration.ZERO, FixedRate.class);
 		// both instances fire every 500ms: unguarded, that is 4 runs a second
-		await().atMost(Duration.ofSeconds(20)).until(() -> RUNS.size() >= 3);
+		await().atMost(Duration.ofSeconds(20)).until(() -> runs().size() >= 3);
 		double skipped = first.getBean(MeterRegistry.class).get("lockstep.job.skipped").tag("job", "FixedRate.tick")
 			.counter().count();
 		JobSkip lastSkip = first.getBean(JobGuardRegistry.class).lastSkip("FixedRate.tick").orElseThrow();
 		this.apps.close();
 		List<JobRun> history = this.apps.start("observer", Duration.ZERO, NoJobs.class).getBean(JobGuardRegistry.class)
 			.history("FixedRate.tick");
-		assertThat(history).as("every run of the body is recorded").hasSize(RUNS.size());
+		assertThat(history).as("every run of the body is recorded").hasSize(runs().size());
 		for (int i = 0; i + 1 < history.size(); i++) {
 			Duration gap = Duration.between(history.get(i + 1).start(), history.get(i).start());
 			assertThat(gap).as("gap between run starts").isGreaterThanOrEqualTo(Duration.ofMillis(2900));
@@ -175,9 +218,10 @@ class JobGuardTests {
 	}
 
 	@Test
-	void startupListsTheGuardedJobsAndRejectsTwoJobsWithOneName(CapturedOutput output) {
+	@Execution(ExecutionMode.CONCURRENT)
+	void startupListsTheGuardedJobsAndRejectsTwoJobsWithOneName() {
 		this.apps.start("lister", Duration.ZERO, Failing.class);
-		assertThat(output).contains("Lockstep guards 1 job(s) as instance lister: 'nightly-export' "
+		assertThat(output.text()).contains("Lockstep guards 1 job(s) as instance lister: 'nightly-export' "
 				+ "(JobGuardTests.Failing.export(), lockAtMostFor 2m, lockAtLeastFor 0s)");
 		assertThatThrownBy(() -> this.apps.start("twins", Duration.ZERO, Twins.class))
 			.hasStackTraceContaining("Two jobs use the guard name 'nightly-export'")
@@ -186,15 +230,17 @@ class JobGuardTests {
 	}
 
 	@Test
-	void startupWarnsAboutAFixedRateGuardWhoseLockAtLeastForCannotKeepItToOneRunPerPeriod(CapturedOutput output) {
+	@Execution(ExecutionMode.CONCURRENT)
+	void startupWarnsAboutAFixedRateGuardWhoseLockAtLeastForCannotKeepItToOneRunPerPeriod() {
 		this.apps.start("warned", Duration.ZERO, FixedRateWithoutLockAtLeastFor.class);
 		this.apps.start("fine", Duration.ZERO, FixedRate.class);
-		assertThat(output).contains("@JobGuard on JobGuardTests.FixedRateWithoutLockAtLeastFor.tick() is fixed-rate 1m "
+		assertThat(output.text()).contains("@JobGuard on JobGuardTests.FixedRateWithoutLockAtLeastFor.tick() is fixed-rate 1m "
 				+ "with lockAtLeastFor 0s").contains("(e.g. 54s)");
-		assertThat(output).doesNotContain("JobGuardTests.FixedRate.tick() is fixed-rate");
+		assertThat(output.text()).doesNotContain("JobGuardTests.FixedRate.tick() is fixed-rate");
 	}
 
 	@Test
+	@Execution(ExecutionMode.CONCURRENT)
 	void aFailedRunIsRecordedAndReleasesItsGuard() {
 		ConfigurableApplicationContext context = this.apps.start("solo", Duration.ZERO, Failing.class);
 		JobGuardRegistry registry = context.getBean(JobGuardRegistry.class);
@@ -222,44 +268,47 @@ class JobGuardTests {
 	 * Given up after the listener, the guard would stay held and renewed until the application stops.
 	 */
 	@Test
+	@Execution(ExecutionMode.CONCURRENT)
 	void aListenerThatThrowsAnErrorAfterARunDoesNotKeepTheGuard() {
 		ListenerThrowsError.THROWN.set(0);
 		this.apps.start("erring", Duration.ZERO, ListenerThrowsError.class);
 		// fired every 300 ms: a guard kept after the first run would hold the others off for a minute
-		await().atMost(Duration.ofSeconds(20)).until(() -> RUNS.size() >= 3);
+		await().atMost(Duration.ofSeconds(20)).until(() -> runs().size() >= 3);
 		assertThat(ListenerThrowsError.THROWN.get()).as("errors thrown by the listener").isGreaterThanOrEqualTo(2);
 	}
 
 	@Test
+	@Execution(ExecutionMode.CONCURRENT)
 	void jobsRegisteredThroughASchedulingConfigurerAreGuardedPerSlot() throws Exception {
 		this.apps.start("c1", Duration.ZERO, ConfigurerJobs.class);
 		this.apps.start("c2", Duration.ZERO, ConfigurerJobs.class);
-		await().atMost(Duration.ofSeconds(20)).until(() -> RUNS.stream().map((run) -> run[1]).distinct().count() >= 3);
+		await().atMost(Duration.ofSeconds(20)).until(() -> runs().stream().map((run) -> run[1]).distinct().count() >= 3);
 		this.apps.close();
-		Map<String, Long> perSlot = RUNS.stream().collect(Collectors.groupingBy((run) -> run[1], Collectors.counting()));
+		Map<String, Long> perSlot = runs().stream().collect(Collectors.groupingBy((run) -> run[1], Collectors.counting()));
 		assertThat(perSlot.values()).allSatisfy((count) -> assertThat(count).isEqualTo(1));
 	}
 
 	@Test
+	@Execution(ExecutionMode.CONCURRENT)
 	void unguardedJobsStillRunOnEveryInstanceUnlessAllScheduledJobsAreGuarded() throws Exception {
 		this.apps.start("u1", Duration.ZERO, Unguarded.class);
 		this.apps.start("u2", Duration.ZERO, Unguarded.class);
-		await().atMost(Duration.ofSeconds(15)).until(() -> RUNS.stream().map((run) -> run[0]).distinct().count() == 2);
-		assertThat(RUNS.stream().map((run) -> run[0]).distinct()).containsExactlyInAnyOrder("u1", "u2");
+		await().atMost(Duration.ofSeconds(15)).until(() -> runs().stream().map((run) -> run[0]).distinct().count() == 2);
+		assertThat(runs().stream().map((run) -> run[0]).distinct()).containsExactlyInAnyOrder("u1", "u2");
 		this.apps.close();
-		RUNS.clear();
-		FIRINGS.clear();
+		// instances under a new key prefix: new records, and runs of their own
 		this.apps = new JobApps();
 		this.apps.start("g1", Duration.ZERO, Unguarded.class, "lockstep.job-guard.guard-all-scheduled=true");
 		this.apps.start("g2", Duration.ZERO, Unguarded.class, "lockstep.job-guard.guard-all-scheduled=true");
-		await().atMost(Duration.ofSeconds(20)).until(() -> RUNS.stream().map((run) -> run[1]).distinct().count() >= 3);
+		await().atMost(Duration.ofSeconds(20)).until(() -> runs().stream().map((run) -> run[1]).distinct().count() >= 3);
 		this.apps.close();
-		Map<String, Long> perSlot = RUNS.stream().collect(Collectors.groupingBy((run) -> run[1], Collectors.counting()));
+		Map<String, Long> perSlot = runs().stream().collect(Collectors.groupingBy((run) -> run[1], Collectors.counting()));
 		assertThat(perSlot).isNotEmpty();
 		assertThat(perSlot.values()).allSatisfy((count) -> assertThat(count).isEqualTo(1));
 	}
 
 	@Test
+	@Execution(ExecutionMode.CONCURRENT)
 	void theNextSlotIsKnownAheadWithTheInstanceTheRotationWillChoose() throws Exception {
 		JobGuardRegistry registry = this.apps.start("a", Duration.ZERO, EveryTwoSeconds.class).getBean(JobGuardRegistry.class);
 		this.apps.start("b", Duration.ZERO, EveryTwoSeconds.class);
@@ -288,6 +337,7 @@ class JobGuardTests {
 	}
 
 	@Test
+	@Execution(ExecutionMode.CONCURRENT)
 	void aSlotLeftToAnInstanceThatNeverStartsItRunsElsewhereAndTheNextSlotsRunOnTime() throws Exception {
 		ConfigurableApplicationContext context = this.apps.start("survivor", Duration.ZERO, EveryTwoSeconds.class,
 				"lockstep.job-guard.skew-tolerance=1s");
@@ -307,7 +357,7 @@ class JobGuardTests {
 		JobGuardRegistry observer = this.apps.start("observer", Duration.ZERO, NoJobs.class).getBean(JobGuardRegistry.class);
 		List<JobRun> history = new ArrayList<>(observer.history("EveryTwoSeconds.tick"));
 		Collections.reverse(history);
-		assertThat(history).as("every run of the job body is recorded").hasSize(RUNS.size());
+		assertThat(history).as("every run of the job body is recorded").hasSize(runs().size());
 		assertThat(history).allSatisfy((run) -> assertThat(run.instance()).isEqualTo("survivor"));
 		assertThat(history.stream().map(JobRun::scheduledTime)).as("slots that ran").doesNotHaveDuplicates();
 		List<JobRun> takenOver = history.stream()
@@ -327,41 +377,44 @@ class JobGuardTests {
 			assertThat(election.ranOn()).isEqualTo("survivor");
 		}
 		// inside each run, JobFiring tells the run which slot it is for and whether it is a takeover
-		assertThat(FIRINGS).extracting(JobFiring::slot)
+		assertThat(firings()).extracting(JobFiring::slot)
 			.containsExactlyElementsOf(history.stream().map(JobRun::scheduledTime).toList());
-		assertThat(FIRINGS).allSatisfy((firing) -> {
+		assertThat(firings()).allSatisfy((firing) -> {
 			assertThat(firing.job()).isEqualTo("EveryTwoSeconds.tick");
 			assertThat(firing.instance()).isEqualTo("survivor");
 			assertThat(firing.takeover()).isEqualTo(firing.slot().equals(takenOver.get(0).scheduledTime()));
 		});
-		assertThat(FIRINGS).extracting(JobFiring::token).isSorted().doesNotHaveDuplicates();
+		assertThat(firings()).extracting(JobFiring::token).isSorted().doesNotHaveDuplicates();
 		assertThat(JobFiring.current()).as("outside a run").isEmpty();
 	}
 
 	@Test
-	void aClockOffByMoreThanTheToleranceIsNamedInAWarningAndNoSlotRunsTwice(CapturedOutput output) throws Exception {
+	@Execution(ExecutionMode.CONCURRENT)
+	void aClockOffByMoreThanTheToleranceIsNamedInAWarningAndNoSlotRunsTwice() throws Exception {
 		ConfigurableApplicationContext exact = this.apps.start("exact", Duration.ZERO, EveryTwoSeconds.class,
 				"lockstep.job-guard.skew-tolerance=1s");
 		this.apps.start("ahead", Duration.ofSeconds(3), EveryTwoSeconds.class, "lockstep.job-guard.skew-tolerance=1s");
 		JobGuardRegistry registry = exact.getBean(JobGuardRegistry.class);
-		await().atMost(Duration.ofSeconds(20)).until(() -> output.getOut().contains("early by Redis's clock")
+		await().atMost(Duration.ofSeconds(20)).until(() -> output.text().contains("early by Redis's clock")
 				&& registry.history("EveryTwoSeconds.tick").size() >= 4);
-		assertThat(output.getOut()).contains("Job 'EveryTwoSeconds.tick' fired its slot")
+		assertThat(output.text()).contains("Job 'EveryTwoSeconds.tick' fired its slot")
 			.contains("early by Redis's clock, more than lockstep.job-guard.skew-tolerance (1s): this instance's clock runs ahead");
 		assertThat(registry.history("EveryTwoSeconds.tick").stream().map(JobRun::scheduledTime)).as("slots that ran")
 			.doesNotHaveDuplicates();
 	}
 
 	@Test
-	void whileRedisIsDownFiringsAreSkippedWithAWarningRecordedWhenItIsBackAndRunsResume(CapturedOutput output)
+	@Execution(ExecutionMode.CONCURRENT)
+	void whileRedisIsDownFiringsAreSkippedWithAWarningRecordedWhenItIsBackAndRunsResume()
 			throws Exception {
 		try (RedisServer redis = RedisServer.start(); JobApps own = JobApps.on(redis.host(), redis.port())) {
 			ConfigurableApplicationContext context = own.start("solo", Duration.ZERO, EveryTwoSeconds.class,
 					"lockstep.command-timeout=500ms");
 			JobGuardRegistry registry = context.getBean(JobGuardRegistry.class);
-			await().atMost(Duration.ofSeconds(15)).until(() -> !RUNS.isEmpty());
+			Queue<String[]> runs = runs(own.prefix());
+			await().atMost(Duration.ofSeconds(15)).until(() -> !runs.isEmpty());
 			redis.kill();
-			int runsBeforeOutage = RUNS.size();
+			int runsBeforeOutage = runs.size();
 			Instant outage = Instant.now();
 			// fails closed: no firing runs unguarded while the guard cannot reach Redis (three slots)
 			// the warning names the Redis that was tried and the settings behind it
@@ -369,15 +422,15 @@ class JobGuardTests {
 					+ " (spring.data.redis.host/port or spring.data.redis.url) failed while claiming a firing of job "
 					+ "'EveryTwoSeconds.tick'; the firing does not run";
 			await().atMost(Duration.ofSeconds(30))
-				.until(() -> output.getOut().split(java.util.regex.Pattern.quote(warning), -1).length - 1 >= 3);
-			assertThat(RUNS).as("runs while Redis was down").hasSize(runsBeforeOutage);
+				.until(() -> output.text().split(java.util.regex.Pattern.quote(warning), -1).length - 1 >= 3);
+			assertThat(runs).as("runs while Redis was down").hasSize(runsBeforeOutage);
 			redis.restart();
 			// the registry's reads fail within the command timeout until Lettuce has reconnected
 			await().atMost(Duration.ofSeconds(60))
 				.ignoreException(LockUnavailableException.class)
 				.until(() -> registry.history("EveryTwoSeconds.tick").size() >= 2);
 			assertThat(registry.history("EveryTwoSeconds.tick").stream().map(JobRun::scheduledTime)).doesNotHaveDuplicates();
-			assertThat(RUNS).hasSizeGreaterThan(runsBeforeOutage);
+			assertThat(runs).hasSizeGreaterThan(runsBeforeOutage);
 			// the skip could not be written at the firing; it is once Redis answers again
 			JobSkip skip = registry.lastSkip("EveryTwoSeconds.tick").orElseThrow();
 			assertThat(skip.reason()).contains("Redis could not be reached within lockstep.command-timeout (500ms)");
@@ -390,6 +443,7 @@ class JobGuardTests {
 	}
 
 	@Test
+	@Execution(ExecutionMode.CONCURRENT)
 	void twoServicesWithAJobOfOneNameRunItEachUnlessTheyShareAScope() throws Exception {
 		// one instance of a billing service, two of a shipping service, each with EveryTwoSeconds.tick
 		ConfigurableApplicationContext billing = this.apps.start("billing-1", Duration.ZERO, EveryTwoSeconds.class,
@@ -411,6 +465,7 @@ class JobGuardTests {
 	}
 
 	@Test
+	@Execution(ExecutionMode.CONCURRENT)
 	void shutdownLetsARunningJobFinishAndReleaseItsGuard() throws Exception {
 		// Started outside the scheduler (as an on-demand run or a takeover would be), and deaf to
 		// interrupts: only the guard's own shutdown wait keeps Redis open until the job gives its guard up.
@@ -423,7 +478,7 @@ class JobGuardTests {
 		await().atMost(Duration.ofSeconds(15)).until(() -> Boolean.TRUE.equals(redis.hasKey(guard)));
 		context.close();
 		run.join(10_000);
-		assertThat(RUNS).hasSize(1);
+		assertThat(runs()).hasSize(1);
 		assertThat(redis.hasKey(guard)).as("guard left behind").isFalse();
 		assertThat(redis.opsForList().index(history, 0)).as("the run's record").contains("|success|");
 	}
@@ -438,9 +493,17 @@ class JobGuardTests {
 		return ((millis + step - 1) / step) * step;
 	}
 
-	/** Records a run with the firing's slot, read from the instance's own (skewed) clock. */
-	static void record(String instance, Clock clock, long period) {
-		RUNS.add(new String[] { instance, Long.toString(Math.round(clock.millis() / (double) period) * period) });
+	/** What the jobs of this test's instances (those under its current key prefix) did. */
+	private Queue<String[]> runs() {
+		return runs(this.apps.prefix());
+	}
+
+	private Queue<JobFiring> firings() {
+		return FIRINGS.computeIfAbsent(this.apps.prefix(), (prefix) -> new ConcurrentLinkedQueue<>());
+	}
+
+	private static Queue<String[]> runs(String keyPrefix) {
+		return RUNS.computeIfAbsent(keyPrefix, (prefix) -> new ConcurrentLinkedQueue<>());
 	}
 
 	static class Job {
@@ -448,11 +511,37 @@ class JobGuardTests {
 		@Value("${lockstep.job-guard.instance-id}")
 		String instance;
 
+		@Value("${lockstep.key-prefix}")
+		String keyPrefix;
+
 		@Value("${test.skew-millis}")
 		long skew;
 
 		Clock clock() {
 			return Clock.offset(Clock.systemDefaultZone(), Duration.ofMillis(this.skew));
+		}
+
+		/**
+		 * Records a run of a cron job with its slot, read from the instance's own (skewed) clock:
+		 * the latest slot at or before the run's start. A scheduler fires a slot when its own clock
+		 * reaches it (give or take a few milliseconds: the 200 ms), and the next slot's run cannot
+		 * start before that slot is due, so a run that starts late on a loaded machine (up to 1.8 s
+		 * on a 2 s cron) still counts for its own slot, not the nearest one.
+		 */
+		void record(long period) {
+			long slot = Math.floorDiv(clock().millis() + 200, period) * period;
+			runs(this.keyPrefix).add(new String[] { this.instance, Long.toString(slot) });
+		}
+
+		/** Records a run of a job without slots (fixed-rate, on demand), with its own clock's time. */
+		void record() {
+			runs(this.keyPrefix).add(new String[] { this.instance, Long.toString(clock().millis()) });
+		}
+
+		/** Records what {@link JobFiring#current()} says inside the run. */
+		void recordFiring() {
+			FIRINGS.computeIfAbsent(this.keyPrefix, (prefix) -> new ConcurrentLinkedQueue<>())
+				.add(JobFiring.current().orElseThrow());
 		}
 
 	}
@@ -463,8 +552,8 @@ class JobGuardTests {
 		@Scheduled(cron = "*/2 * * * * *")
 		@JobGuard
 		public void tick() {
-			record(this.instance, clock(), 2000);
-			FIRINGS.add(JobFiring.current().orElseThrow());
+			record(2000);
+			recordFiring();
 		}
 
 	}
@@ -477,7 +566,7 @@ class JobGuardTests {
 		@Scheduled(cron = "* * * * * *")
 		@JobGuard
 		public void work() throws InterruptedException {
-			FIRINGS.add(JobFiring.current().orElseThrow());
+			recordFiring();
 			Thread.sleep(1500);
 		}
 
@@ -501,7 +590,7 @@ class JobGuardTests {
 		@Scheduled(fixedRate = 500)
 		@JobGuard(lockAtLeastFor = "3s")
 		public void tick() {
-			record(this.instance, clock(), 1);
+			record();
 		}
 
 	}
@@ -512,7 +601,7 @@ class JobGuardTests {
 		@Scheduled(fixedRate = 60_000, initialDelay = 60_000)
 		@JobGuard
 		public void tick() {
-			record(this.instance, clock(), 1);
+			record();
 		}
 
 	}
@@ -525,7 +614,7 @@ class JobGuardTests {
 		@Scheduled(fixedRate = 300)
 		@JobGuard(name = "erring-listener", lockAtMostFor = "1m")
 		public void tick() {
-			record(this.instance, clock(), 1);
+			record();
 		}
 
 		@Bean
@@ -575,7 +664,7 @@ class JobGuardTests {
 
 		@Scheduled(cron = "*/2 * * * * *")
 		public void tick() {
-			record(this.instance, clock(), 2000);
+			record(2000);
 		}
 
 	}
@@ -590,7 +679,7 @@ class JobGuardTests {
 				LockSupport.parkNanos(end - System.nanoTime());
 				Thread.interrupted();
 			}
-			record(this.instance, clock(), 1);
+			record();
 		}
 
 	}
@@ -620,7 +709,7 @@ class JobGuardTests {
 
 		@JobGuard(name = "report")
 		public void send() {
-			record(this.instance, clock(), 2000);
+			record(2000);
 		}
 
 	}
