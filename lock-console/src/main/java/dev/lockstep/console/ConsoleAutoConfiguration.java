@@ -76,11 +76,12 @@ public final class ConsoleAutoConfiguration {
 
 	@Bean
 	InstanceHeartbeat lockstepConsoleHeartbeat(InstanceRecords records, ConsoleHistory history, LockstepInstanceId instanceId,
-			ConsoleProperties properties, Environment environment, ObjectProvider<LockStateRegistry> locks,
+			ConsoleProperties properties, LockstepProperties lockstep, Environment environment, ObjectProvider<LockStateRegistry> locks,
 			ObjectProvider<SerialQueueRegistry> queues, ObjectProvider<JobGuardRegistry> jobs, ActivityListener listener,
 			ActivityHistory activity, JobTriggerRequests requests, ApplicationContext context) {
 		return new InstanceHeartbeat(records, history, instanceId.value(),
 				environment.getProperty("spring.application.version", "unknown"), properties.heartbeatInterval(),
+				lockstep.commandTimeout(),
 				locks.getIfUnique(), queues.getIfUnique(), jobs.getIfUnique(),
 				new InstanceHeartbeat.Activity(listener, activity, requests, new JobTriggers(context)));
 	}

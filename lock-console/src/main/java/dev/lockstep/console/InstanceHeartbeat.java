@@ -40,6 +40,9 @@ final class InstanceHeartbeat implements SmartLifecycle {
 
 	private final Duration interval;
 
+	/** Longest wait for Redis when the instance stops ({@code lockstep.command-timeout}). */
+	private final Duration commandTimeout;
+
 	private final @Nullable LockStateRegistry locks;
 
 	private final @Nullable SerialQueueRegistry queues;
@@ -55,7 +58,7 @@ final class InstanceHeartbeat implements SmartLifecycle {
 	private volatile boolean failing;
 
 	InstanceHeartbeat(InstanceRecords records, ConsoleHistory history, String instanceId, String version,
-			Duration interval, @Nullable LockStateRegistry locks, @Nullable SerialQueueRegistry queues,
+			Duration interval, Duration commandTimeout, @Nullable LockStateRegistry locks, @Nullable SerialQueueRegistry queues,
 			@Nullable JobGuardRegistry jobs, Activity activity) {
 		this.records = records;
 		this.activity = activity;
@@ -63,6 +66,7 @@ final class InstanceHeartbeat implements SmartLifecycle {
 		this.instanceId = instanceId;
 		this.version = version;
 		this.interval = interval;
+		this.commandTimeout = commandTimeout;
 		this.locks = locks;
 		this.queues = queues;
 		this.jobs = jobs;
@@ -92,13 +96,34 @@ final class InstanceHeartbeat implements SmartLifecycle {
 		this.timer = null;
 		try {
 			timer.awaitTermination(2, TimeUnit.SECONDS);
-			this.records.gone(this.instanceId);
+			removeAliveMark();
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
 		}
-		catch (RuntimeException ex) {
-			logger.debug("Lockstep console: could not remove the heartbeat of {}", this.instanceId, ex);
+	}
+
+	/**
+	 * Removes this instance's alive mark, waiting for Redis at most the command timeout: a Redis that
+	 * does not answer (down, paused, cut off) must not hold the application's shutdown for the
+	 * client's own timeout. The mark left behind expires three heartbeats later anyway.
+	 */
+	private void removeAliveMark() throws InterruptedException {
+		Thread removal = new Thread(() -> {
+			try {
+				this.records.gone(this.instanceId);
+			}
+			catch (RuntimeException ex) {
+				logger.debug("Lockstep console: could not remove the heartbeat of {}", this.instanceId, ex);
+			}
+		}, "lockstep-console-heartbeat-stop");
+		removal.setDaemon(true);
+		removal.start();
+		removal.join(this.commandTimeout.toMillis());
+		if (removal.isAlive()) {
+			removal.interrupt();
+			logger.debug("Lockstep console: Redis did not remove the heartbeat of {} within {}; it expires on its own",
+					this.instanceId, this.commandTimeout);
 		}
 	}
 

@@ -18,6 +18,7 @@ import org.springframework.security.config.annotation.web.builders.HttpSecurity;
 import org.springframework.security.web.SecurityFilterChain;
 
 import dev.lockstep.autoconfigure.LockstepAutoConfiguration;
+import dev.lockstep.testing.FaultProxy;
 import dev.lockstep.testing.TestRedis;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -70,6 +71,23 @@ class ConsoleAutoConfigurationTests {
 			// no serial queue in this context: the action says so rather than act
 			assertThat(reply.getBody().message()).contains("no Lockstep serial queue here");
 		});
+	}
+
+	@Test
+	void anInstanceWhoseRedisNoLongerAnswersStopsWithinTheCommandTimeout() {
+		try (FaultProxy proxy = FaultProxy.start(TestRedis.standalone().host(), TestRedis.standalone().port())) {
+			this.runner.withPropertyValues("spring.data.redis.host=" + proxy.host(), "spring.data.redis.port=" + proxy.port(),
+					"lockstep.command-timeout=1s").run((context) -> {
+						StringRedisTemplate redis = context.getBean(StringRedisTemplate.class);
+						await().atMost(Duration.ofSeconds(10)).until(() -> redis.hasKey(this.prefix + "console:alive:auto-1"));
+						// Redis stops answering (paused, cut off): the client's own timeout is a minute
+						proxy.stall();
+						long start = System.nanoTime();
+						context.close();
+						assertThat(Duration.ofNanos(System.nanoTime() - start)).as("time to stop, command timeout 1s")
+							.isLessThan(Duration.ofSeconds(10));
+					});
+		}
 	}
 
 	@Test
