@@ -19,11 +19,10 @@ import org.jspecify.annotations.Nullable;
  * Where one queue's idle workers wait: for a wake-up (a group's next task may start), for the
  * moment the next lease or retry falls due (one timer per due moment), or at most
  * {@link #IDLE_LOOK} (or the lease, when it is shorter: see {@link #awaitWork}), holding at most
- * one wake-up per worker. A wake-up that names another
- * instance (the one whose worker went idle last) wakes a worker here only {@link #HEDGE_DELAY}
- * later, and not at all if a woken take of that instance answered it meanwhile: one worker
- * looks for the group rather than one on every instance, and a named instance that stalled or died
- * holds no group up for longer than that.
+ * one wake-up per worker. A wake-up that names another instance (the one whose worker went idle
+ * last) wakes a worker here only {@link #HEDGE_DELAY} later, and not at all if a woken take of
+ * that instance answered it meanwhile: one worker looks for the group rather than one on every
+ * instance, and a named instance that stalled or died holds no group up for longer than that.
  */
 final class IdleWorkers {
 
@@ -210,9 +209,9 @@ final class IdleWorkers {
 	 * since this instance last looked (a task another instance's woken take started), and one of
 	 * them may run out, its instance gone, long before {@link #IDLE_LOOK}; a look within a lease of
 	 * the last finds every lease before it runs out, and its take sets the timer for it. Returns
-	 * what {@code wokenTake} started (non-null), or null
-	 * when the worker is to take as usual (a lease or retry fell due, a look was asked for, it is
-	 * time to look, the workers stop, or the woken take failed and saw to its own undoing).
+	 * what {@code wokenTake} started (non-null), or null when the worker is to take as usual (a
+	 * lease or retry fell due, a look was asked for, it is time to look, the workers stop, or the
+	 * woken take failed and saw to its own undoing).
 	 */
 	<T> @Nullable T awaitWork(long dueMillis, BooleanSupplier stopping, Callable<@Nullable T> wokenTake) {
 		long lookBy = System.nanoTime() + IDLE_LOOK.toNanos();
