@@ -287,6 +287,11 @@ class LockProtocolRandomTests {
 			/** An earlier acquire call of this client, for replays. */
 			private List<Object> lastAcquire;
 
+			/** Where the reply of this client's last acquire was lost (null: none), to be heard from its replay. */
+			private LockKeys replyLostOn;
+
+			private long replyLostSentNanos;
+
 			Client(String name) {
 				this.name = name;
 			}
@@ -300,6 +305,10 @@ class LockProtocolRandomTests {
 			}
 
 			void act() throws Exception {
+				if (this.replyLostOn != null) {
+					replayHeard();
+					return;
+				}
 				int dice = Simulation.this.random.nextInt(100);
 				if (dice < 10 && this.lastAcquire != null) {
 					replayAcquire();
@@ -333,6 +342,9 @@ class LockProtocolRandomTests {
 
 			/** The end of the run: holders release, waiters keep heartbeating (and give up when out of time). */
 			void settle() throws Exception {
+				if (this.replyLostOn != null) {
+					replayHeard();
+				}
 				if (this.heldOn != null) {
 					release();
 				}
@@ -351,6 +363,12 @@ class LockProtocolRandomTests {
 				long reply = LockProtocolRandomTests.this.scripts.acquire(key, this.owner, LEASE_MS, this.entry, QUEUE_TTL_MS)
 					.get(10, TimeUnit.SECONDS);
 				this.lastAcquire = List.of(key, this.owner, this.entry);
+				if (wait && Simulation.this.random.nextInt(6) == 0) {
+					// the reply is lost: the client hears only that of the call sent again, later (replayHeard)
+					this.replyLostOn = key;
+					this.replyLostSentNanos = sent;
+					return;
+				}
 				if (reply > 0) {
 					hold(key, reply, sent);
 				}
@@ -365,6 +383,25 @@ class LockProtocolRandomTests {
 				LockKeys key = (LockKeys) this.lastAcquire.get(0);
 				LockProtocolRandomTests.this.scripts.acquire(key, (String) this.lastAcquire.get(1), LEASE_MS,
 						(String) this.lastAcquire.get(2), QUEUE_TTL_MS).get(10, TimeUnit.SECONDS);
+			}
+
+			/**
+			 * A reconnect sends the acquire whose reply was lost again, and the client hears this reply,
+			 * counting from when it sent the call first, as the engine does (one command object): it
+			 * may find the client handed the lock since.
+			 */
+			private void replayHeard() throws Exception {
+				LockKeys key = this.replyLostOn;
+				this.replyLostOn = null;
+				long reply = LockProtocolRandomTests.this.scripts.acquire(key, this.owner, LEASE_MS, this.entry, QUEUE_TTL_MS)
+					.get(10, TimeUnit.SECONDS);
+				if (reply > 0) {
+					hold(key, reply, this.replyLostSentNanos);
+				}
+				else {
+					this.queuedOn = key;
+					this.queuedUntilNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(2_000);
+				}
 			}
 
 			void wokenUp(WakeUp wakeUp) throws Exception {

@@ -3,6 +3,7 @@ package dev.lockstep.lock;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -148,9 +149,10 @@ class PermitProtocolRandomTests {
 				noteGrants();
 				checkLimit();
 				checkQueue();
+				checkBeliefs();
 			}
 			// everyone leaves: a waiter that gives up may pass a permit to the next, who leaves in turn
-			while (this.clients.stream().anyMatch((client) -> client.held || client.entry != null)) {
+			while (this.clients.stream().anyMatch((client) -> client.held || client.entry != null || client.replyLost)) {
 				for (Client client : this.clients) {
 					client.leave();
 				}
@@ -202,13 +204,32 @@ class PermitProtocolRandomTests {
 				previous = client.queuedAs;
 				client.entry = null;
 				// the engine confirms a hand-over before it counts as held
+				long sent = System.nanoTime();
 				if (this.random.nextInt(4) > 0 && scripts().confirm(this.key, client.owner, client.token, LEASE_MS)
 					.get(10, TimeUnit.SECONDS) == 1) {
 					client.held = true;
+					client.heldUntilNanos = sent + TimeUnit.MILLISECONDS.toNanos(LEASE_MS);
 				}
 				else {
 					// the waiter stalled: its grant runs out by itself
 					client.owner = null;
+				}
+			}
+		}
+
+		/**
+		 * No client believes it holds a permit (by its own clock: its lease counted from when it sent
+		 * the call that gave it) that Redis no longer counts as held.
+		 */
+		void checkBeliefs() {
+			Set<String> live = new HashSet<>();
+			liveHolders().forEach((holder) -> live.add(holder.getValue()));
+			for (Client client : this.clients) {
+				if (client.held && System.nanoTime() - client.heldUntilNanos < 0
+						&& !live.contains(client.owner + ":" + client.token)) {
+					throw new AssertionError(client.owner + " believes it holds a permit (token " + client.token + ", "
+							+ TimeUnit.NANOSECONDS.toMillis(client.heldUntilNanos - System.nanoTime())
+							+ " ms left by its clock) that Redis no longer counts: " + live);
 				}
 			}
 		}
@@ -286,6 +307,21 @@ class PermitProtocolRandomTests {
 
 			private boolean held;
 
+			/** Until when this client believes it holds its permit, by its own clock. */
+			private long heldUntilNanos;
+
+			/**
+			 * Whether the reply of its last acquire was lost: it hears only that of the call sent again
+			 * after a reconnect (replayHeard), and counts from when it sent the first.
+			 */
+			private boolean replyLost;
+
+			private long replyLostSentNanos;
+
+			private int replyLostQueuedAs;
+
+			private String replyLostEntry;
+
 			Client(String instance, int permits) {
 				this.instance = instance;
 				this.permits = permits;
@@ -293,7 +329,10 @@ class PermitProtocolRandomTests {
 
 			void act() throws Exception {
 				int dice = Simulation.this.random.nextInt(10);
-				if (this.held) {
+				if (this.replyLost) {
+					replayHeard();
+				}
+				else if (this.held) {
 					if (dice < 6) {
 						release();
 					}
@@ -320,8 +359,20 @@ class PermitProtocolRandomTests {
 				Simulation.this.permitsByOwner.put(this.owner, this.permits);
 				LockKeys keys = LockKeys.ofPermits(this.keyPrefix(), "range", this.permits);
 				String entry = single ? "" : this.owner + ":" + GRANT_MS + ":" + this.permits;
+				long sent = System.nanoTime();
 				long token = Simulation.this.scripts().acquire(keys, this.owner, LEASE_MS, entry, QUEUE_TTL_MS)
 					.get(10, TimeUnit.SECONDS);
+				if (!single && Simulation.this.random.nextInt(5) == 0) {
+					// the reply is lost: the client hears only that of the call sent again, later
+					if (token > 0) {
+						Simulation.this.directTokens.add(token);
+					}
+					this.replyLost = true;
+					this.replyLostSentNanos = sent;
+					this.replyLostQueuedAs = ++Simulation.this.enqueued;
+					this.replyLostEntry = entry;
+					return;
+				}
 				if (Simulation.this.random.nextInt(3) == 0) {
 					// replayed after a reconnect: the same answer, and no second queue entry
 					long replayed = Simulation.this.scripts().acquire(keys, this.owner, LEASE_MS, entry, QUEUE_TTL_MS)
@@ -338,6 +389,7 @@ class PermitProtocolRandomTests {
 					Simulation.this.directTokens.add(token);
 					this.token = token;
 					this.held = true;
+					this.heldUntilNanos = sent + TimeUnit.MILLISECONDS.toNanos(LEASE_MS);
 					checkLimit();
 				}
 				else if (!single) {
@@ -346,6 +398,32 @@ class PermitProtocolRandomTests {
 				}
 				else {
 					this.owner = null;
+				}
+			}
+
+			/**
+			 * A reconnect sends the acquire whose reply was lost again, and the client hears this reply,
+			 * counting its lease from when it sent the call first, as the engine does (one command
+			 * object): it may find the client granted a permit since.
+			 */
+			private void replayHeard() throws Exception {
+				this.replyLost = false;
+				LockKeys keys = LockKeys.ofPermits(this.keyPrefix(), "range", this.permits);
+				// an entry dropped meanwhile (nobody heartbeated it) is queued again at the tail
+				boolean stillQueued = PermitProtocolRandomTests.this.template.opsForList()
+					.range(Simulation.this.key.queue(), 0, -1).contains(this.replyLostEntry);
+				long token = Simulation.this.scripts().acquire(keys, this.owner, LEASE_MS, this.replyLostEntry, QUEUE_TTL_MS)
+					.get(10, TimeUnit.SECONDS);
+				if (token > 0) {
+					newTokenIfUnseen(token);
+					this.token = token;
+					this.held = true;
+					this.heldUntilNanos = this.replyLostSentNanos + TimeUnit.MILLISECONDS.toNanos(LEASE_MS);
+					checkLimit();
+				}
+				else {
+					this.entry = this.replyLostEntry;
+					this.queuedAs = stillQueued ? this.replyLostQueuedAs : ++Simulation.this.enqueued;
 				}
 			}
 
@@ -390,6 +468,9 @@ class PermitProtocolRandomTests {
 			}
 
 			void leave() throws Exception {
+				if (this.replyLost) {
+					replayHeard();
+				}
 				if (this.held) {
 					release();
 				}
