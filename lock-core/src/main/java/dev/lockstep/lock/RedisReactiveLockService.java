@@ -1,6 +1,8 @@
 package dev.lockstep.lock;
 
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.RejectedExecutionException;
 
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
@@ -17,7 +19,8 @@ import dev.lockstep.internal.NotAcquired;
 /**
  * The {@link ReactiveLockService} on a {@link RedisLockService}: the same locks, queues, tokens
  * and watchdog, waited for without a thread. The handle is emitted on Reactor's parallel
- * scheduler, never on a Redis client thread (which must not wait for its own replies).
+ * scheduler, never on a Redis client thread (which must not wait for its own replies), and a
+ * handle acquired for a subscriber that cancelled before it came is released.
  */
 public final class RedisReactiveLockService implements ReactiveLockService {
 
@@ -43,10 +46,43 @@ public final class RedisReactiveLockService implements ReactiveLockService {
 	}
 
 	private Mono<LockHandle> lock(String key, Duration waitTime, @Nullable Duration leaseTime) {
-		return Mono.fromFuture(() -> this.lockService.lockAsync(key, waitTime, leaseTime))
-			.publishOn(Schedulers.parallel())
-			// a handle acquired for a subscriber that cancelled before it arrived goes back at once
+		return Mono.fromFuture(() -> onParallelScheduler(this.lockService.lockAsync(key, waitTime, leaseTime)))
+			// a handle that reaches a subscriber who cancelled meanwhile goes back at once
 			.doOnDiscard(LockHandle.class, LockHandle::close);
+	}
+
+	/**
+	 * What {@code acquisition} gives, completed on Reactor's parallel scheduler rather than on the
+	 * Redis client thread that completed it. Cancelling what this returns (the subscriber cancelled)
+	 * cancels the acquisition (its waiter leaves the queue), and a handle that comes once it was
+	 * cancelled is closed here: no hop between threads may hold a handle that nobody closes (a
+	 * {@code publishOn} drops the value it holds on cancel without discarding it).
+	 */
+	private static CompletableFuture<@Nullable LockHandle> onParallelScheduler(CompletableFuture<@Nullable LockHandle> acquisition) {
+		CompletableFuture<@Nullable LockHandle> delivered = new CompletableFuture<>();
+		delivered.whenComplete((handle, error) -> {
+			if (delivered.isCancelled()) {
+				acquisition.cancel(true);
+			}
+		});
+		acquisition.whenComplete((handle, error) -> {
+			Runnable deliver = () -> {
+				if (error != null) {
+					delivered.completeExceptionally(error);
+				}
+				else if (!delivered.complete(handle) && handle != null) {
+					handle.close();
+				}
+			};
+			try {
+				Schedulers.parallel().schedule(deliver);
+			}
+			catch (RejectedExecutionException ex) {
+				// the scheduler is gone (the application stops): delivered here, or closed
+				deliver.run();
+			}
+		});
+		return delivered;
 	}
 
 }
