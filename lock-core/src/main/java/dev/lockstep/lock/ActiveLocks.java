@@ -27,6 +27,13 @@ final class ActiveLocks {
 	/** By owner id. */
 	final Map<String, LockOwnership> active = new ConcurrentHashMap<>();
 
+	/**
+	 * Owners of locks closed keeping them ({@link #exitKeeping}), to when ({@link System#nanoTime()}):
+	 * until then, a waiter's heartbeat of this instance that finds one holding its lock does not
+	 * take it for a grant to nobody and pass it on.
+	 */
+	private final Map<String, Long> kept = new ConcurrentHashMap<>();
+
 	private final LockEngine engine;
 
 	private final LeaseWatchdog watchdog;
@@ -121,6 +128,9 @@ final class ActiveLocks {
 		}
 		// released here first, so that the watchdog no longer renews it to its full lease
 		boolean wasHeld = lock.markReleased();
+		long now = System.nanoTime();
+		this.kept.values().removeIf((until) -> until - now <= 0);
+		this.kept.put(lock.owner(), now + keepFor.toNanos());
 		this.active.remove(lock.owner(), lock);
 		this.watchdog.unwatch(lock);
 		if (wasHeld) {
@@ -155,8 +165,15 @@ final class ActiveLocks {
 		this.engine.listener.renewedLate(lock.keys().key(), left);
 	}
 
-	/** A lock was handed to a waiter of this instance that had already gone: pass it on. */
+	/**
+	 * A lock was handed to a waiter of this instance that had already gone: pass it on (unless it is
+	 * a lock closed keeping it, still kept).
+	 */
 	void releaseStrayGrant(String lockKey, String owner, long fencingToken) {
+		Long keptUntil = this.kept.get(owner);
+		if (keptUntil != null && keptUntil - System.nanoTime() > 0) {
+			return;
+		}
 		if (!this.active.containsKey(owner)) {
 			this.engine.scripts.release(LockKeys.ofRedisKey(this.engine.keyPrefix, lockKey), owner, fencingToken);
 		}

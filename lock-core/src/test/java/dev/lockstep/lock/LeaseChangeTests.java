@@ -80,6 +80,18 @@ class LeaseChangeTests {
 	}
 
 	@Test
+	void aLockClosedKeepingItIsNotTakenByAWaiterOfTheSameInstance() throws Exception {
+		LockHandle handle = this.one.tryAcquire("report", Duration.ZERO, Duration.ofSeconds(30)).orElseThrow();
+		handle.closeKeeping(Duration.ofSeconds(20));
+		// a waiter's heartbeat (every 500 ms) finds the lock held by an owner of this instance that no
+		// longer waits nor holds it: it must not take it for a grant to nobody and pass it on
+		Optional<LockHandle> waiter = this.one.tryAcquire("report", Duration.ofSeconds(3), Duration.ofSeconds(5));
+		waiter.ifPresent(LockHandle::close);
+		assertThat(waiter).as("taken by a waiter of the same instance while kept").isEmpty();
+		assertThat(pttl("report")).isGreaterThan(10_000L);
+	}
+
+	@Test
 	void aWatchdogLockCannotChangeItsLease() {
 		try (LockHandle handle = this.one.acquire("report", Duration.ZERO)) {
 			assertThatIllegalStateException().isThrownBy(() -> handle.changeLease(Duration.ofSeconds(1)))
