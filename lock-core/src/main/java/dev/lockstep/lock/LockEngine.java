@@ -66,6 +66,8 @@ final class LockEngine {
 
 	final LockWaiters waiters;
 
+	private final AsyncWaits asyncWaits = new AsyncWaits();
+
 	private final LeaseWatchdog watchdog;
 
 	final RedisReplies replies;
@@ -108,13 +110,14 @@ final class LockEngine {
 	}
 
 	/**
-	 * Refuses new acquisitions, keeps renewing the locks still held for up to {@code holdersTimeout}
-	 * while their holders finish, then stops renewing and waiting and closes the connections. A lock
-	 * still held then is not released (its holder may still be working): it is reported lost, and
-	 * frees itself when its lease ends.
+	 * Refuses new acquisitions and fails those without a thread under way ({@link AsyncWaits}), keeps
+	 * renewing the locks still held for up to {@code holdersTimeout} while their holders finish, then
+	 * stops renewing and waiting and closes the connections. A lock still held then is not released
+	 * (its holder may still be working): it is reported lost, and frees itself when its lease ends.
 	 */
 	void close(Duration holdersTimeout) {
 		this.open = false;
+		this.asyncWaits.stopped();
 		if (!this.active.isEmpty()) {
 			logger.info("Stopping with {} lock(s) held; renewing them for up to {} while their holders finish",
 					this.active.size(), DurationText.of(holdersTimeout));
@@ -188,7 +191,7 @@ final class LockEngine {
 		Assert.hasText(key, "Lock key must not be blank");
 		DurationRules.notNegative("Wait time of lock '" + key + "'", waitTime);
 		Assert.state(this.open, () -> "Lock service is not running; cannot lock '" + key + "'");
-		return new AsyncAcquisition(this, LockKeys.of(this.keyPrefix, key), waitTime, explicitLease).start();
+		return this.asyncWaits.track(key, new AsyncAcquisition(this, LockKeys.of(this.keyPrefix, key), waitTime, explicitLease).start());
 	}
 
 	/**

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -19,6 +20,7 @@ import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 
 import dev.lockstep.LockHandle;
+import dev.lockstep.LockUnavailableException;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -26,7 +28,8 @@ import static org.awaitility.Awaitility.await;
 /**
  * A reactive acquisition whose subscriber cancels once the lock is taken but before the handle
  * reached it (the handle on its way to a parallel-scheduler thread): the lock goes back at once,
- * rather than stay held by nobody and be renewed by the watchdog for as long as the service runs.
+ * rather than stay held by nobody and be renewed by the watchdog for as long as the service runs;
+ * and a reactive waiter whose service stops, which ends rather than wait for ever.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class ReactiveCancelTests {
@@ -82,6 +85,24 @@ class ReactiveCancelTests {
 		// well within the 3 s lease, which the watchdog would renew for a handle nobody closed
 		await().atMost(Duration.ofSeconds(2)).until(() -> !Boolean.TRUE.equals(this.redis.template().hasKey(lockKey)));
 		assertThat(delivered.get()).as("the handle the cancelled subscriber saw").isNull();
+	}
+
+	@Test
+	void aReactiveWaiterWhoseLockServiceStopsFailsAtOnce() throws Exception {
+		RedisLockService holderService = RedisConnections.lockService(this.redis.factory(), this.redis.prefix(), (settings) -> {
+		});
+		this.services.add(holderService);
+		RedisReactiveLockService waiting = reactive();
+		LockHandle held = holderService.acquire("k", Duration.ZERO);
+		CompletableFuture<Object> outcome = new CompletableFuture<>();
+		waiting.acquire("k", Duration.ofSeconds(20)).subscribe(outcome::complete, outcome::complete);
+		await().atMost(Duration.ofSeconds(5))
+			.until(() -> this.redis.template().opsForList().size(this.redis.prefix() + "{k}:queue") == 1);
+		this.services.get(1).stop();
+		// before, nothing ended it: the wait's end was a task of the stopped service's timer
+		assertThat(outcome.get(5, TimeUnit.SECONDS)).isInstanceOf(LockUnavailableException.class)
+			.asInstanceOf(org.assertj.core.api.InstanceOfAssertFactories.THROWABLE).hasMessageContaining("'k'");
+		held.close();
 	}
 
 	/**
