@@ -23,21 +23,24 @@ final class CounterScripts extends FeatureScripts {
 	}
 
 	/**
-	 * Adds {@code amount} unless the count would exceed {@code limit}; with an {@code idempotencyId},
-	 * once per id within {@code idempotencyWindow}.
+	 * Adds {@code amount} unless the count would exceed {@code limit}, once per {@code record}: the
+	 * same call run again while its record is kept answers as the first run did.
 	 * @param expiry of a count this call creates, or null for none
 	 */
 	CompletableFuture<Incremented> increment(CounterKeys keys, long amount, long limit, @Nullable Duration expiry,
-			@Nullable String idempotencyId, Duration idempotencyWindow) {
-		List<String> scriptKeys = (idempotencyId != null) ? keys.forScripts(idempotencyId) : keys.forScripts();
-		return this.<List<Object>>run("counter-increment.lua", scriptKeys, List.of(Long.toString(amount), Long.toString(limit),
-				Long.toString((expiry != null) ? expiry.toMillis() : 0), Long.toString(idempotencyWindow.toMillis())))
+			CounterKeys.CallRecord record) {
+		return this.<List<Object>>run("counter-increment.lua", List.of(keys.count(), record.key()), List.of(Long.toString(amount),
+				Long.toString(limit), Long.toString((expiry != null) ? expiry.toMillis() : 0), Long.toString(record.window().toMillis())))
 			.thenApply((reply) -> new Incremented((Long) reply.get(0) == 1L, (Long) reply.get(1)));
 	}
 
-	/** The count after taking {@code amount} off it, never below 0. */
-	CompletableFuture<Long> decrement(CounterKeys keys, long amount) {
-		return run("counter-decrement.lua", keys.forScripts(), List.of(Long.toString(amount)));
+	/**
+	 * The count after taking {@code amount} off it, never below 0, once per {@code record}: the same
+	 * call run again while its record is kept answers as the first run did.
+	 */
+	CompletableFuture<Long> decrement(CounterKeys keys, long amount, CounterKeys.CallRecord record) {
+		return run("counter-decrement.lua", List.of(keys.count(), record.key()),
+				List.of(Long.toString(amount), Long.toString(record.window().toMillis())));
 	}
 
 	/** The count now; 0 when there is none. */

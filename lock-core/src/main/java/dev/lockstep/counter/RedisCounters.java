@@ -2,6 +2,8 @@ package dev.lockstep.counter;
 
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 
 import org.jspecify.annotations.Nullable;
@@ -21,6 +23,8 @@ import dev.lockstep.internal.redis.ReplyWait;
  * {@link Counters} on Redis: each call is one Lua script on the count's key, so the check against
  * the limit and the addition are one step however many instances and threads call at once. The
  * connection is opened on first use, so an application can start while Redis is down. A call that
+ * Lettuce sends again after a reconnect (its reply lost) counts once and answers as the first
+ * did: every call carries an id, the caller's idempotency id or one drawn for it. A call that
  * fails with {@link LockUnavailableException} because Redis did not answer in time may still have
  * been counted once Redis got it: retry it with an idempotency id to count it once.
  */
@@ -44,6 +48,11 @@ public class RedisCounters implements Counters, AutoCloseable {
 
 	private volatile Consumer<String> rejections = (key) -> {
 	};
+
+	/** This service's part of the ids it draws for calls without an idempotency id. */
+	private final String callIdPrefix = Long.toHexString(ThreadLocalRandom.current().nextLong()) + ":";
+
+	private final AtomicLong calls = new AtomicLong();
 
 	public RedisCounters(RedisConnectionFactory connectionFactory) {
 		this.redis = new RedisScripts(connectionFactory);
@@ -103,8 +112,9 @@ public class RedisCounters implements Counters, AutoCloseable {
 		CounterKeys keys = CounterKeys.of(this.keyPrefix, key);
 		notNegative("amount", amount);
 		notNegative("limit", limit);
-		boolean added = await(this.scripts.increment(keys, amount, limit, expiry, idempotencyId, this.idempotencyWindow),
-				keys, "incrementing").added();
+		CounterKeys.CallRecord record = (idempotencyId != null) ? keys.idempotent(idempotencyId, this.idempotencyWindow)
+				: nextCall(keys);
+		boolean added = await(this.scripts.increment(keys, amount, limit, expiry, record), keys, "incrementing").added();
 		if (!added) {
 			this.rejections.accept(key);
 		}
@@ -115,7 +125,17 @@ public class RedisCounters implements Counters, AutoCloseable {
 	public long decrement(String key, long amount) {
 		CounterKeys keys = CounterKeys.of(this.keyPrefix, key);
 		notNegative("amount", amount);
-		return await(this.scripts.decrement(keys, amount), keys, "decrementing");
+		return await(this.scripts.decrement(keys, amount, nextCall(keys)), keys, "decrementing");
+	}
+
+	/**
+	 * The record of a call without an idempotency id, by an id drawn for it: Lettuce sends a call
+	 * again after a reconnect when its reply was lost, and the caller hears only that reply; the
+	 * record makes it answer as the first did rather than count twice. Kept for twice the command
+	 * timeout: a call is cancelled, never sent again, once the caller stopped waiting for it.
+	 */
+	private CounterKeys.CallRecord nextCall(CounterKeys keys) {
+		return keys.call(this.callIdPrefix + this.calls.incrementAndGet(), this.commandTimeout.multipliedBy(2));
 	}
 
 	@Override

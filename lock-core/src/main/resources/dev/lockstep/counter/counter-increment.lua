@@ -1,19 +1,19 @@
 -- Adds to a bounded count unless it would exceed the limit, in one step.
 -- KEYS[1] the count: <prefix>{counter:K}
--- KEYS[2] the idempotency record of this call, <prefix>{counter:K}:id:<id>, or absent
+-- KEYS[2] the record of this call: <prefix>{counter:K}:id:<idempotency id> (the caller's id), or
+-- <prefix>{counter:K}:call:<call id> (an id the service drew for this call alone, against Lettuce
+-- sending it again after a reconnect when its reply was lost)
 -- ARGV[1] amount, ARGV[2] limit, ARGV[3] expiry of a count this call creates in ms (0: none),
--- ARGV[4] how long the idempotency record is kept in ms
+-- ARGV[4] how long the record is kept in ms
 -- Returns {1 added / 0 refused, the count after the call}. A call sent again with the same
--- idempotency id answers as the first did and changes nothing.
+-- record answers as the first did and changes nothing.
 local amount = tonumber(ARGV[1])
 local limit = tonumber(ARGV[2])
 local expiry = tonumber(ARGV[3])
 
-if KEYS[2] then
-	local first = redis.call('GET', KEYS[2])
-	if first then
-		return {tonumber(first), tonumber(redis.call('GET', KEYS[1]) or '0')}
-	end
+local first = redis.call('GET', KEYS[2])
+if first then
+	return {tonumber(first), tonumber(redis.call('GET', KEYS[1]) or '0')}
 end
 
 local stored = redis.call('GET', KEYS[1])
@@ -30,7 +30,5 @@ if count + amount <= limit then
 	end
 end
 
-if KEYS[2] then
-	redis.call('SET', KEYS[2], added, 'PX', ARGV[4])
-end
+redis.call('SET', KEYS[2], added, 'PX', ARGV[4])
 return {added, count}

@@ -1,7 +1,9 @@
 package dev.lockstep.counter;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
@@ -23,7 +25,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * decrements by more or less than the count, and reads. Invariants: a count is never above the
  * limit of the increment that raised it and never below 0; an increment is all or nothing and
  * allowed exactly when it fits; an id seen before answers as it did the first time and changes
- * nothing; a count at 0 without expiry leaves no key. Seeded: a failure names its seed and step;
+ * nothing; a call sent again (Lettuce after a reconnect), with or without an idempotency id and
+ * whatever ran since, answers as it did the first time and changes nothing; a count at 0 without
+ * expiry leaves no key. Seeded: a failure names its seed and step;
  * {@code -Dlockstep.counter.seeds=N} runs N more seeds.
  */
 @Timeout(value = 300, unit = TimeUnit.SECONDS)
@@ -41,6 +45,11 @@ class CounterProtocolRandomTests {
 	/** The answer each idempotency id got first, per key. */
 	private final Map<String, Boolean> answers = new HashMap<>();
 
+	/** Calls that may be sent again (a reply lost in a reconnect), with the reply they got first. */
+	private final List<SentCall> sent = new ArrayList<>();
+
+	private int callIds;
+
 	@ParameterizedTest(name = "seed {0}")
 	@ValueSource(longs = { 1, 2, 3 })
 	void invariantsHoldUnderRandomOperations(long seed) {
@@ -50,6 +59,7 @@ class CounterProtocolRandomTests {
 			this.redis.template().delete(this.redis.keys());
 			this.counts.clear();
 			this.answers.clear();
+			this.sent.clear();
 			run(1000 + i);
 		}
 	}
@@ -74,13 +84,21 @@ class CounterProtocolRandomTests {
 		CounterKeys keys = CounterKeys.of(this.redis.prefix(), key);
 		long count = this.counts.getOrDefault(key, 0L);
 		int dice = random.nextInt(100);
+		if (dice < 10 && !this.sent.isEmpty()) {
+			return sendAgain(this.sent.remove(random.nextInt(this.sent.size())), scripts);
+		}
+		CounterKeys.CallRecord call = keys.call("c" + (++this.callIds), Duration.ofMinutes(1));
+		boolean mayBeSentAgain = random.nextInt(4) == 0;
 		if (dice < 55) {
 			long amount = random.nextInt(4);
 			long limit = random.nextInt(12);
 			String id = (random.nextInt(3) == 0) ? "m" + random.nextInt(15) : null;
 			String what = "increment " + key + " by " + amount + " within " + limit + " (count " + count + ", id " + id + ")";
-			CounterScripts.Incremented reply = scripts.increment(keys, amount, limit, null, id, Duration.ofMinutes(10))
-				.get(10, TimeUnit.SECONDS);
+			CounterKeys.CallRecord record = (id != null) ? keys.idempotent(id, Duration.ofMinutes(10)) : call;
+			CounterScripts.Incremented reply = scripts.increment(keys, amount, limit, null, record).get(10, TimeUnit.SECONDS);
+			if (mayBeSentAgain) {
+				this.sent.add(new SentCall(keys, amount, limit, record, reply.added(), reply.count()));
+			}
 			Boolean first = (id != null) ? this.answers.get(key + "/" + id) : null;
 			if (first != null) {
 				assertThat(reply.added()).as("an id seen before answers as the first time").isEqualTo(first);
@@ -103,8 +121,11 @@ class CounterProtocolRandomTests {
 		if (dice < 85) {
 			long amount = random.nextInt(5);
 			String what = "decrement " + key + " by " + amount + " (count " + count + ")";
-			long after = scripts.decrement(keys, amount).get(10, TimeUnit.SECONDS);
+			long after = scripts.decrement(keys, amount, call).get(10, TimeUnit.SECONDS);
 			assertThat(after).isEqualTo(Math.max(0, count - amount));
+			if (mayBeSentAgain) {
+				this.sent.add(new SentCall(keys, amount, -1, call, false, after));
+			}
 			this.counts.put(key, after);
 			return what;
 		}
@@ -112,9 +133,34 @@ class CounterProtocolRandomTests {
 		return "current " + key;
 	}
 
+	/**
+	 * Lettuce sends a call again after a reconnect, whatever ran since: it answers as it did the
+	 * first time, and the count does not move.
+	 */
+	private String sendAgain(SentCall call, CounterScripts scripts) throws Exception {
+		long count = this.counts.getOrDefault(call.keys().key(), 0L);
+		if (call.limit() < 0) {
+			long after = scripts.decrement(call.keys(), call.amount(), call.record()).get(10, TimeUnit.SECONDS);
+			assertThat(after).as("a decrement sent again answers as the first time").isEqualTo(call.count());
+		}
+		else {
+			CounterScripts.Incremented reply = scripts.increment(call.keys(), call.amount(), call.limit(), null, call.record())
+				.get(10, TimeUnit.SECONDS);
+			assertThat(reply.added()).as("an increment sent again answers as the first time").isEqualTo(call.added());
+		}
+		assertThat(scripts.current(call.keys()).get(10, TimeUnit.SECONDS)).as("and changes nothing").isEqualTo(count);
+		return "sent again: " + call;
+	}
+
+	/** A call as first sent and answered ({@code limit} -1 for a decrement, whose reply is {@code count}). */
+	private record SentCall(CounterKeys keys, long amount, long limit, CounterKeys.CallRecord record, boolean added,
+			long count) {
+	}
+
 	private void checkInvariants(CounterScripts scripts) throws Exception {
 		for (String key : KEYS) {
 			String stored = this.redis.template().opsForValue().get(this.redis.prefix() + "{counter:" + key + "}");
+			// (the calls' records beside the count are checked by the calls sent again)
 			long count = this.counts.getOrDefault(key, 0L);
 			assertThat(count).isNotNegative();
 			if (count == 0) {
