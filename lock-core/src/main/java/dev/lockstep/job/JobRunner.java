@@ -78,7 +78,12 @@ final class JobRunner {
 	private final ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1,
 			DaemonThreads.named("lockstep-job-guard"));
 
-	private final ExecutorService takeovers = Executors.newSingleThreadExecutor(DaemonThreads.named("lockstep-job-takeover"));
+	/**
+	 * Where takeovers and waits for the guard run, with the job's body when they claim the slot: a
+	 * thread each while needed (threads idle for a minute end), so that one job's long run taken
+	 * over here holds up no other job's takeover.
+	 */
+	private final ExecutorService takeovers = Executors.newCachedThreadPool(DaemonThreads.named("lockstep-job-takeover"));
 
 	private final ObservationRegistry observations;
 
