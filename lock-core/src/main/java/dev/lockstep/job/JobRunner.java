@@ -194,8 +194,11 @@ final class JobRunner {
 			}
 			this.skips.skipped(job, claim.reason());
 			if (claim.deferred() && later != null) {
-				scheduleTakeover(job, slot, later, this.skewTolerance, 2,
-						System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(horizonMillis()));
+				// skew-tolerance after the slot is due by Redis's clock: a clock that runs ahead fires
+				// first, and its takeover must not run the slot before the chosen instance could
+				long early = (slot != null) ? Math.max(0, slot - claim.serverMillis()) : 0;
+				scheduleTakeover(job, slot, later, this.skewTolerance.plusMillis(early), 2,
+						System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(early + horizonMillis()));
 			}
 			return null;
 		}
