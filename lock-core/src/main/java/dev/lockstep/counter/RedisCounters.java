@@ -2,8 +2,6 @@ package dev.lockstep.counter;
 
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 
 import org.jspecify.annotations.Nullable;
@@ -15,6 +13,7 @@ import dev.lockstep.Counters;
 import dev.lockstep.LockUnavailableException;
 import dev.lockstep.internal.DurationRules;
 import dev.lockstep.internal.NamingRules;
+import dev.lockstep.internal.redis.CallIds;
 import dev.lockstep.internal.redis.RedisAddress;
 import dev.lockstep.internal.redis.RedisScripts;
 import dev.lockstep.internal.redis.ReplyWait;
@@ -49,10 +48,8 @@ public class RedisCounters implements Counters, AutoCloseable {
 	private volatile Consumer<String> rejections = (key) -> {
 	};
 
-	/** This service's part of the ids it draws for calls without an idempotency id. */
-	private final String callIdPrefix = Long.toHexString(ThreadLocalRandom.current().nextLong()) + ":";
-
-	private final AtomicLong calls = new AtomicLong();
+	/** The ids it draws for calls without an idempotency id. */
+	private final CallIds callIds = new CallIds();
 
 	public RedisCounters(RedisConnectionFactory connectionFactory) {
 		this.redis = new RedisScripts(connectionFactory);
@@ -135,7 +132,7 @@ public class RedisCounters implements Counters, AutoCloseable {
 	 * timeout: a call is cancelled, never sent again, once the caller stopped waiting for it.
 	 */
 	private CounterKeys.CallRecord nextCall(CounterKeys keys) {
-		return keys.call(this.callIdPrefix + this.calls.incrementAndGet(), this.commandTimeout.multipliedBy(2));
+		return keys.call(this.callIds.next(), this.commandTimeout.multipliedBy(2));
 	}
 
 	@Override

@@ -163,15 +163,22 @@ final class QueueScripts extends FeatureScripts {
 		return run("queue-discard.lua", keys.forScripts(), List.of(id));
 	}
 
-	/** Pauses the queue ({@code group} null) or a group: 1, or 0 when it was paused already. */
-	CompletableFuture<Long> pause(QueueKeys keys, @Nullable String group) {
-		return run("queue-pause.lua", keys.forScripts(), List.of((group == null) ? "queue" : "group", (group == null) ? "" : group));
+	/**
+	 * Pauses the queue ({@code group} null) or a group: 1, or 0 when it was paused already. The
+	 * same call ({@code callId}) sent again within {@code keep} answers as the first and does nothing.
+	 */
+	CompletableFuture<Long> pause(QueueKeys keys, @Nullable String group, String callId, Duration keep) {
+		return run("queue-pause.lua", keys.forScripts(), List.of((group == null) ? "queue" : "group", (group == null) ? "" : group,
+				callId, Long.toString(keep.toMillis())));
 	}
 
-	/** Resumes the queue ({@code group} null) or a group: 1, or 0 when it was not paused. */
-	CompletableFuture<Long> resume(QueueKeys keys, @Nullable String group) {
+	/**
+	 * Resumes the queue ({@code group} null) or a group: 1, or 0 when it was not paused. The same
+	 * call ({@code callId}) sent again within {@code keep} answers as the first and does nothing.
+	 */
+	CompletableFuture<Long> resume(QueueKeys keys, @Nullable String group, String callId, Duration keep) {
 		return run("queue-resume.lua", keys.forScripts(), List.of((group == null) ? "queue" : "group", (group == null) ? "" : group,
-				keys.channel()));
+				keys.channel(), callId, Long.toString(keep.toMillis())));
 	}
 
 	/** Whether the queue is paused, and its paused groups, sorted. */

@@ -34,6 +34,7 @@ import dev.lockstep.internal.DurationRules;
 import dev.lockstep.internal.IsolatedListener;
 import dev.lockstep.internal.LifecyclePhases;
 import dev.lockstep.internal.NamingRules;
+import dev.lockstep.internal.redis.CallIds;
 import dev.lockstep.internal.redis.RedisAddress;
 import dev.lockstep.internal.redis.RedisScripts;
 import dev.lockstep.internal.redis.ReplyWait;
@@ -55,6 +56,9 @@ public class RedisSerialQueue implements SerialQueue, SerialQueueRegistry, Smart
 	private final RedisScripts redis;
 
 	private final QueueScripts scripts;
+
+	/** Ids of pauses and resumes, so that one Lettuce sends again after a reconnect does not act twice. */
+	private final CallIds callIds = new CallIds();
 
 	private final JsonMapper jsonMapper;
 
@@ -286,13 +290,15 @@ public class RedisSerialQueue implements SerialQueue, SerialQueueRegistry, Smart
 	@Override
 	public boolean pause(String queue, @Nullable String group) {
 		checkGroup(group);
-		return await(this.scripts.pause(keys(queue), group), "pausing " + what(queue, group)) == 1L;
+		return await(this.scripts.pause(keys(queue), group, this.callIds.next(), this.commandTimeout.multipliedBy(2)),
+				"pausing " + what(queue, group)) == 1L;
 	}
 
 	@Override
 	public boolean resume(String queue, @Nullable String group) {
 		checkGroup(group);
-		return await(this.scripts.resume(keys(queue), group), "resuming " + what(queue, group)) == 1L;
+		return await(this.scripts.resume(keys(queue), group, this.callIds.next(), this.commandTimeout.multipliedBy(2)),
+				"resuming " + what(queue, group)) == 1L;
 	}
 
 	@Override

@@ -33,6 +33,7 @@
 --             starts one until the group is resumed
 --   :held     list of paused groups whose next task could start (a paused group's place instead
 --             of :ready), each at most once
+--   :call:<id> the answer of a pause or resume, kept for as long as Lettuce may send it again
 -- A group with tasks is in exactly one of :ready, :held, :delayed, or running (its head task in
 -- :running); a paused group is never in :ready.
 local base = KEYS[1]
@@ -83,6 +84,21 @@ local function make_ready(group, channel, front, pauses)
     redis.call('PUBLISH', channel, group)
   end
   return waiting
+end
+
+-- A pause or resume sent again by Lettuce after a reconnect (its reply lost) must not act again:
+-- by then another operator may have undone what the first did. Each carries an id, and its answer
+-- is kept under :call:<id> for as long as it may be sent again.
+-- Returns what `act` answers, run once per call `id`: its answer is kept for `keep_ms`, and the
+-- call sent again answers with it and does nothing.
+local function once_per_call(id, keep_ms, act)
+  local answered = redis.call('GET', base .. ':call:' .. id)
+  if answered then
+    return tonumber(answered)
+  end
+  local answer = act()
+  redis.call('SET', base .. ':call:' .. id, answer, 'PX', keep_ms)
+  return answer
 end
 
 -- The first byte of the messages on a queue's channel that say something to the workers of one

@@ -120,6 +120,13 @@ class QueueProtocolRandomTests {
 
 	private boolean queuePaused;
 
+	/** Pauses and resumes sent, which Lettuce may send again. */
+	private final List<PauseSent> pausesSent = new ArrayList<>();
+
+	/** A pause or resume as first sent and answered ({@code group} null for the queue). */
+	private record PauseSent(String group, boolean pause, String callId, long answer) {
+	}
+
 	private int checks;
 
 	/** The queue's channel, as an instance hears it. */
@@ -565,10 +572,21 @@ class QueueProtocolRandomTests {
 	 * not, answers 0.
 	 */
 	private String pauseOrResume(Random random) throws Exception {
+		if (!this.pausesSent.isEmpty() && random.nextInt(4) == 0) {
+			// Lettuce sends an earlier pause or resume again after a reconnect, whatever was done since
+			PauseSent sent = this.pausesSent.get(random.nextInt(this.pausesSent.size()));
+			long again = get(sent.pause() ? this.scripts.pause(this.keys, sent.group(), sent.callId(), Duration.ofMinutes(5))
+					: this.scripts.resume(this.keys, sent.group(), sent.callId(), Duration.ofMinutes(5)));
+			assertThat(again).as("a %s sent again answers as the first time", sent).isEqualTo(sent.answer());
+			return "sent again: " + sent + " (changes nothing: checked with the pauses below)";
+		}
 		String group = random.nextInt(4) == 0 ? null : group(random);
 		boolean pausedNow = (group == null) ? this.queuePaused : this.pausedGroups.contains(group);
 		boolean pause = random.nextBoolean();
-		long answer = get(pause ? this.scripts.pause(this.keys, group) : this.scripts.resume(this.keys, group));
+		String callId = "call-" + this.pausesSent.size() + "-" + random.nextInt(1_000_000);
+		long answer = get(pause ? this.scripts.pause(this.keys, group, callId, Duration.ofMinutes(5))
+				: this.scripts.resume(this.keys, group, callId, Duration.ofMinutes(5)));
+		this.pausesSent.add(new PauseSent(group, pause, callId, answer));
 		assertThat(answer).as((pause ? "pause " : "resume ") + group + " (paused: " + pausedNow + ")")
 			.isEqualTo((pause != pausedNow) ? 1 : 0);
 		if (group == null && !pause && pausedNow && Boolean.TRUE.equals(this.template.hasKey(this.keys.base() + ":idle"))) {
