@@ -129,7 +129,8 @@ public class RedisCounters implements Counters, AutoCloseable {
 	 * The record of a call without an idempotency id, by an id drawn for it: Lettuce sends a call
 	 * again after a reconnect when its reply was lost, and the caller hears only that reply; the
 	 * record makes it answer as the first did rather than count twice. Kept for twice the command
-	 * timeout: a call is cancelled, never sent again, once the caller stopped waiting for it.
+	 * timeout: a call whose caller stopped waiting is cancelled, and Lettuce never sends a cancelled
+	 * command again (see {@code RedisScripts}).
 	 */
 	private CounterKeys.CallRecord nextCall(CounterKeys keys) {
 		return keys.call(this.callIds.next(), this.commandTimeout.multipliedBy(2));

@@ -122,6 +122,30 @@ class ReplayedCounterCallTests {
 	}
 
 	/**
+	 * A call whose caller stopped waiting (its reply later than the command timeout) is cancelled:
+	 * Lettuce does not send it again after the reconnect, once its record is gone either (before,
+	 * it did, until the client's own timeout: a minute by default).
+	 */
+	@Test
+	void aCallTheCallerStoppedWaitingForIsNotSentAgainAfterItsRecordRanOut() throws Exception {
+		RedisCounters cutOff = counters(true);
+		cutOff.setCommandTimeout(Duration.ofMillis(500));
+		RedisCounters healthy = counters(false);
+		this.proxy.latency(Duration.ZERO, Duration.ofMillis(4_000));
+		CompletableFuture<Boolean> caller = CompletableFuture.supplyAsync(() -> cutOff.tryIncrement("signup:e5", 100));
+		await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(2)).until(() -> healthy.current("signup:e5") == 1);
+		assertThat(caller).failsWithin(Duration.ofSeconds(5)).withThrowableThat().withMessageContaining("did not answer within");
+		// the call's record (twice the 500 ms command timeout) has run out: a call sent again would count
+		Thread.sleep(1_500);
+		this.proxy.cutAll();
+		this.proxy.heal();
+		// the connection is back (a reconnect sends again whatever it would)
+		assertThat(cutOff.current("signup:e5")).isEqualTo(1);
+		Thread.sleep(500);
+		assertThat(healthy.current("signup:e5")).as("count after one increment that timed out").isEqualTo(1);
+	}
+
+	/**
 	 * Two places, two sign-ups; one cancels and its decrement is sent again: the count drops to 0
 	 * while one participant remains, and two more sign-ups are let in: 3 participants for 2 places,
 	 * field report 4's failure, which Counters exist to prevent. A decrement takes no idempotency id.

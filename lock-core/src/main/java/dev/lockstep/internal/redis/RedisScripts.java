@@ -6,10 +6,12 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 import io.lettuce.core.RedisCommandExecutionException;
+import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.cluster.SlotHash;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
@@ -126,7 +128,9 @@ public final class RedisScripts implements AutoCloseable {
 			return CompletableFuture.failedFuture(ex);
 		}
 		ScriptCall<T> call = new ScriptCall<>();
-		commands.<T>evalsha(script.sha1(), script.output(), keyBytes, argBytes).whenComplete((value, error) -> {
+		RedisFuture<T> first = commands.evalsha(script.sha1(), script.output(), keyBytes, argBytes);
+		call.sending(first);
+		first.whenComplete((value, error) -> {
 			if (error == null) {
 				call.complete(value);
 			}
@@ -134,15 +138,18 @@ public final class RedisScripts implements AutoCloseable {
 				call.completeExceptionally(refusedPermission(script, error));
 			}
 			else {
-				call.sendUnlessCancelled(() -> commands.<T>eval(script.source(), script.output(), keyBytes, argBytes)
-					.whenComplete((retried, retryError) -> {
+				call.sendUnlessCancelled(() -> {
+					RedisFuture<T> retry = commands.eval(script.source(), script.output(), keyBytes, argBytes);
+					call.sending(retry);
+					retry.whenComplete((retried, retryError) -> {
 						if (retryError != null) {
 							call.completeExceptionally(refusedPermission(script, retryError));
 						}
 						else {
 							call.complete(retried);
 						}
-					}));
+					});
+				});
 			}
 		});
 		return call;
@@ -167,20 +174,43 @@ public final class RedisScripts implements AutoCloseable {
 	}
 
 	/**
-	 * The reply of one script call. Cancelling it (a caller that stopped waiting) also stops the call
-	 * from being sent again in full after a NOSCRIPT: the caller goes on to undo what the call may
-	 * have done, and a late re-send would land after that undoing.
+	 * The reply of one script call. Cancelling it (a caller that stopped waiting), or any future
+	 * made from it ({@code thenApply} and the like), cancels the command on its way: Lettuce never
+	 * sends a cancelled command again after a reconnect (it sends again, until its own timeout, the
+	 * commands whose replies a dropped connection lost), and the call is not sent again in full
+	 * after a NOSCRIPT. The caller goes on to undo what the call may have done, and a late re-send
+	 * would land after that undoing, or after the records that make a call sent again answer as the
+	 * first ran out.
 	 */
 	private static final class ScriptCall<T> extends CompletableFuture<T> {
 
 		private boolean cancelled;
 
+		private @Nullable Future<?> command;
+
 		@Override
 		public boolean cancel(boolean mayInterruptIfRunning) {
+			Future<?> onItsWay;
 			synchronized (this) {
 				this.cancelled = true;
+				onItsWay = this.command;
+			}
+			if (onItsWay != null) {
+				onItsWay.cancel(false);
 			}
 			return super.cancel(mayInterruptIfRunning);
+		}
+
+		/** The command now carrying the call: cancelled at once if the call was. */
+		void sending(Future<?> sent) {
+			boolean cancelledAlready;
+			synchronized (this) {
+				cancelledAlready = this.cancelled;
+				this.command = sent;
+			}
+			if (cancelledAlready) {
+				sent.cancel(false);
+			}
 		}
 
 		/** Sends, under the same monitor as {@link #cancel}: once cancel returns, nothing more is sent. */
@@ -188,6 +218,33 @@ public final class RedisScripts implements AutoCloseable {
 			if (!this.cancelled && !isDone()) {
 				send.run();
 			}
+		}
+
+		@Override
+		public <U> CompletableFuture<U> newIncompleteFuture() {
+			return new Derived<>(this);
+		}
+
+	}
+
+	/** A future made from a script call's reply: cancelling it cancels the call. */
+	private static final class Derived<T> extends CompletableFuture<T> {
+
+		private final CompletableFuture<?> source;
+
+		Derived(CompletableFuture<?> source) {
+			this.source = source;
+		}
+
+		@Override
+		public boolean cancel(boolean mayInterruptIfRunning) {
+			this.source.cancel(mayInterruptIfRunning);
+			return super.cancel(mayInterruptIfRunning);
+		}
+
+		@Override
+		public <U> CompletableFuture<U> newIncompleteFuture() {
+			return new Derived<>(this);
 		}
 
 	}
