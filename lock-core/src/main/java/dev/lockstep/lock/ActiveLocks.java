@@ -130,7 +130,9 @@ final class ActiveLocks {
 		boolean wasHeld = lock.markReleased();
 		long now = System.nanoTime();
 		this.kept.values().removeIf((until) -> until - now <= 0);
-		this.kept.put(lock.owner(), now + keepFor.toNanos());
+		// a keep of a century or more is for ever, as far as this instance is concerned
+		long keepNanos = (keepFor.toDays() > 36_500) ? Long.MAX_VALUE / 4 : keepFor.toNanos();
+		this.kept.put(lock.owner(), now + keepNanos);
 		this.active.remove(lock.owner(), lock);
 		this.watchdog.unwatch(lock);
 		if (wasHeld) {
