@@ -11,7 +11,9 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
+import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 import dev.lockstep.GuardedJob;
@@ -20,14 +22,23 @@ import dev.lockstep.lock.RedisConnections;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Takeovers of different jobs on one instance do not wait for each other: a takeover that runs a
- * long job holds up no other job's takeover, which comes after skew-tolerance as documented.
- * Before, every takeover and wait for the guard of an instance ran on one thread, so a slot left
+ * Takeovers, by an instance whose job was left to another that never starts it:
+ * <ul>
+ * <li>takeovers of different jobs on one instance do not wait for each other: a takeover that runs
+ * a long job holds up no other job's takeover, which comes after skew-tolerance as documented
+ * (before, every takeover and wait for the guard of an instance ran on one thread, so a slot left
  * to an instance that died was taken over only once the other run ended, and not at all past the
- * slot horizon (5 min), though this instance was alive and idle.
+ * slot horizon, though this instance was alive and idle);</li>
+ * <li>an instance whose clock runs ahead by more than skew-tolerance fires every slot first; when
+ * the slot's election leaves it to another (healthy) instance, its takeover waits until
+ * skew-tolerance after the slot is due by Redis's clock (before, it ran the slot skew-tolerance
+ * after its own early firing: one fast clock made every slot run early).</li>
+ * </ul>
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
-class ConcurrentTakeoverTests {
+class JobTakeoverTests {
+
+	private static final long PERIOD = 60_000;
 
 	private LettuceConnectionFactory factory;
 
@@ -111,6 +122,46 @@ class ConcurrentTakeoverTests {
 		// "the instance that fired first runs it after skew-tolerance", while the other job still runs
 		assertThat(takeoverDelayMillis(true)).as("takeover after skew-tolerance (1s), while the other job's run goes on")
 			.isBetween(900L, 4_000L);
+	}
+
+	private long redisMillis() {
+		return this.template.execute((RedisCallback<Long>) (RedisConnection connection) -> connection.serverCommands().time());
+	}
+
+	@Test
+	void aSlotLeftToAHealthyInstanceIsNotRunBeforeItIsDueByRedisClock() throws Throwable {
+		// a slot 30 s from now, which this instance (its clock 30 s ahead) fires now
+		long now = redisMillis();
+		long slot = now / 1000 * 1000 + 30_000;
+		JobKeys keys = JobKeys.of(this.prefix, "push");
+		// "healthy" is alive, fired the previous slot and was elected less recently than this instance
+		this.template.opsForHash().put(keys.members(), "seen:healthy", Long.toString(now));
+		this.template.opsForHash().put(keys.members(), "fired:healthy", Long.toString(slot - PERIOD));
+		this.template.opsForHash().put(keys.members(), "elected:healthy", Long.toString(slot - 2 * PERIOD));
+		this.template.opsForHash().put(keys.members(), "seen:alive", Long.toString(now));
+		this.template.opsForHash().put(keys.members(), "elected:alive", Long.toString(slot - PERIOD));
+		this.template.opsForHash().put(keys.members(), "elected", Long.toString(slot - PERIOD));
+		this.template.opsForZSet().add(keys.slots(), (slot - PERIOD) + ":e:alive", slot - PERIOD);
+		this.template.opsForZSet().add(keys.slots(), (slot - PERIOD) + ":r:alive", slot - PERIOD);
+		GuardedJob job = new GuardedJob("push", "Push.run()", Duration.ofMinutes(1), Duration.ZERO, "0 * * * * *", "UTC");
+		AtomicLong ranAt = new AtomicLong();
+		CountDownLatch ran = new CountDownLatch(1);
+		Object result = this.guard.execute(job, Instant.ofEpochMilli(slot), () -> {
+			ranAt.set(redisMillis());
+			ran.countDown();
+			return null;
+		}, () -> {
+			ranAt.set(redisMillis());
+			ran.countDown();
+			return null;
+		});
+		assertThat(result).isNull();
+		assertThat(this.template.opsForZSet().rangeByScore(keys.slots(), slot, slot)).as("elected the healthy instance")
+			.contains(slot + ":e:healthy");
+		// the healthy instance fires at the slot; give this one's takeover 4 s to show itself
+		boolean early = ran.await(4, TimeUnit.SECONDS);
+		assertThat(early ? slot - ranAt.get() : 0L).as("ms the slot ran before it was due by Redis's clock")
+			.isLessThanOrEqualTo(1_000L);
 	}
 
 }
