@@ -21,8 +21,8 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>The worker JVMs start with the first run and serve every run of every round; each run
  * opens its clients in them and closes them afterwards, and (but for a quick run) one unrecorded
- * job warms them first, eight in a library's first run (the JIT is still compiling the shared
- * client code for that long: makespans fall over the first five to ten jobs).
+ * job warms them first, {@value #FIRST_RUN_EXTRA_WARMUP_JOBS} more in a library's first run (the
+ * JIT is still compiling the client code for that long: makespans fall over the first fifty jobs).
  */
 final class SerialGroupScenario implements Scenario {
 
@@ -61,10 +61,12 @@ final class SerialGroupScenario implements Scenario {
 	private static final Duration JOB_TIMEOUT = Duration.ofMinutes(3);
 
 	/**
-	 * Unrecorded jobs more in a library's first run in fresh worker JVMs: a worker JVM profiled in
-	 * scenario Q spent half its CPU in the JIT compiler through its first 100,000 tasks or so.
+	 * Unrecorded jobs more in a library's first run in fresh worker JVMs. A worker JVM profiled in
+	 * scenario Q spent half its CPU in the JIT compiler through its first 100,000 tasks or so; in E
+	 * on two shared cores the makespans still fell after the twentieth job and settled after about
+	 * the fiftieth (each job is 3,200 tasks and takes under a second).
 	 */
-	private static final int FIRST_RUN_EXTRA_WARMUP_JOBS = 20;
+	private static final int FIRST_RUN_EXTRA_WARMUP_JOBS = 60;
 
 	private final WorkerJvms workers = new WorkerJvms("bench-e-worker", SerialGroupWorker.class, JVMS);
 
@@ -89,16 +91,14 @@ final class SerialGroupScenario implements Scenario {
 		try {
 			GroupWorkerProcess.sendAll(workers, "open " + library.id(), "opened", START_TIMEOUT);
 			String name = context.key("e-" + library.id());
-			for (int index = 1; index <= warmupJobs(library, context.settings()); index++) {
-				runJob(workers, job(name + "-w" + index), context.redis());
-			}
+			int warmups = warmUp(workers, name, library, context);
 			List<MeasuredJob> jobs = new ArrayList<>();
 			for (int index = 1; index <= context.settings().groupJobs(); index++) {
 				jobs.add(runJob(workers, job(name + "-j" + index), context.redis()));
 			}
 			GroupWorkerProcess.sendAll(workers, "close", "closed", START_TIMEOUT);
 			clean = true;
-			return result(jobs);
+			return result(jobs, warmups);
 		}
 		finally {
 			if (!clean) {
@@ -109,13 +109,20 @@ final class SerialGroupScenario implements Scenario {
 	}
 
 	/**
-	 * The unrecorded jobs before this run's measured ones: more for the library's first run in
-	 * these workers, which starts on code the JIT has not compiled yet (the first library of
-	 * round 1 would otherwise also run on freshly started JVMs).
+	 * Runs the unrecorded jobs before this run's measured ones and says how many it ran: more in the
+	 * library's first run in these workers, which starts on code the JIT has not compiled yet (the
+	 * first library of round 1 would otherwise also run on freshly started JVMs).
 	 */
-	private int warmupJobs(Library library, BenchmarkSettings settings) {
-		int jobs = settings.groupWarmupJobs();
-		return (jobs > 0 && this.warmed.add(library)) ? jobs + FIRST_RUN_EXTRA_WARMUP_JOBS : jobs;
+	private int warmUp(List<GroupWorkerProcess> workers, String name, Library library, RunContext context)
+			throws InterruptedException {
+		int jobs = context.settings().groupWarmupJobs();
+		if (jobs > 0 && this.warmed.add(library)) {
+			jobs += FIRST_RUN_EXTRA_WARMUP_JOBS;
+		}
+		for (int index = 1; index <= jobs; index++) {
+			runJob(workers, job(name + "-w" + index), context.redis());
+		}
+		return jobs;
 	}
 
 	private static GroupJob job(String name) {
@@ -149,7 +156,7 @@ final class SerialGroupScenario implements Scenario {
 		return answer.substring("task ".length());
 	}
 
-	private static RunResult result(List<MeasuredJob> jobs) {
+	private static RunResult result(List<MeasuredJob> jobs, int warmups) {
 		long ideal = job("ideal").idealMicros();
 		long tasks = (long) GROUPS * TASKS_PER_GROUP;
 		List<RunResult> perJob = new ArrayList<>();
@@ -178,7 +185,7 @@ final class SerialGroupScenario implements Scenario {
 		result.with(FASTEST.name(), perJob.stream().mapToDouble((job) -> job.value(VERSUS_IDEAL.name())).min().orElse(Double.NaN));
 		return result.with(COMMANDS.name(), (double) commands.total() / (tasks * jobs.size()))
 			.withOverlaps(overlaps)
-			.withNote(String.format(Locale.ROOT, "makespans ms: %s; mean task %.2f ms; per task: %s", makespans,
+			.withNote(String.format(Locale.ROOT, "%d unrecorded jobs; makespans ms: %s; mean task %.2f ms; per task: %s", warmups, makespans,
 					meanWork / 1000, commands.per(tasks * jobs.size())));
 	}
 
