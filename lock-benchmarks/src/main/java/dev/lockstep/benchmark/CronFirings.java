@@ -1,6 +1,5 @@
 package dev.lockstep.benchmark;
 
-import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.ScheduledFuture;
 
@@ -8,6 +7,7 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.scheduling.TaskScheduler;
 import org.springframework.scheduling.Trigger;
+import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
 import org.springframework.scheduling.config.ScheduledTaskRegistrar;
 import org.springframework.scheduling.support.CronTrigger;
 import org.springframework.scheduling.support.SimpleTriggerContext;
@@ -20,9 +20,10 @@ import dev.lockstep.job.FiringTrackingConfigurer;
  * this scheduler is then given are kept, and each {@link #fire()} does what the real scheduler
  * does at a firing: asks the trigger for the next time and runs the task, on the calling thread
  * and at once. So every firing reaches the job guard with a cron slot of its own, one second
- * after the previous one.
+ * after the previous one. It is never initialized: only cron firings are simulated, and every
+ * other way of scheduling fails as an uninitialized {@link ThreadPoolTaskScheduler} does.
  */
-final class CronFirings implements TaskScheduler {
+final class CronFirings extends ThreadPoolTaskScheduler {
 
 	/** Every second: each firing is the next second's slot. */
 	private static final String EVERY_SECOND = "* * * * * *";
@@ -62,35 +63,6 @@ final class CronFirings implements TaskScheduler {
 		this.task = task;
 		this.trigger = trigger;
 		return null;
-	}
-
-	@Override
-	public ScheduledFuture<?> schedule(Runnable task, Instant startTime) {
-		throw unsupported();
-	}
-
-	@Override
-	public ScheduledFuture<?> scheduleAtFixedRate(Runnable task, Instant startTime, Duration period) {
-		throw unsupported();
-	}
-
-	@Override
-	public ScheduledFuture<?> scheduleAtFixedRate(Runnable task, Duration period) {
-		throw unsupported();
-	}
-
-	@Override
-	public ScheduledFuture<?> scheduleWithFixedDelay(Runnable task, Instant startTime, Duration delay) {
-		throw unsupported();
-	}
-
-	@Override
-	public ScheduledFuture<?> scheduleWithFixedDelay(Runnable task, Duration delay) {
-		throw unsupported();
-	}
-
-	private static UnsupportedOperationException unsupported() {
-		return new UnsupportedOperationException("Only cron firings are simulated");
 	}
 
 }
