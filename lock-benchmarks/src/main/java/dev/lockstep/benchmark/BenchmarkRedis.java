@@ -1,6 +1,7 @@
 package dev.lockstep.benchmark;
 
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicLong;
@@ -118,6 +119,23 @@ final class BenchmarkRedis implements AutoCloseable {
 		}
 		// keys=123,expires=4,avg_ttl=0
 		return Long.parseLong(line.substring("keys=".length(), line.indexOf(',')));
+	}
+
+	/**
+	 * The keys in database 0 whose names contain {@code part}: a scenario's own, which the keys of
+	 * an earlier scenario expiring meanwhile do not change (a scan: call it outside measured windows).
+	 */
+	long keyCount(String part) {
+		long keys = 0;
+		String cursor = "0";
+		do {
+			List<?> reply = (List<?>) this.server.call("SCAN", cursor, "MATCH", "*" + part + "*", "COUNT", "1000");
+			this.ownCommands.incrementAndGet();
+			cursor = String.valueOf(reply.get(0));
+			keys += ((List<?>) reply.get(1)).size();
+		}
+		while (!cursor.equals("0"));
+		return keys;
 	}
 
 	/** Empties the server between two measurements that must not see each other's keys. */

@@ -55,12 +55,14 @@ final class PermitScenario implements Scenario {
 	@Override
 	public RunResult run(Library library, RunContext context) throws Exception {
 		BenchmarkRedis redis = context.redis();
-		long keysBefore = redis.keyCount();
+		// every key of this run has a name of its own, so keys left by another library or round, which
+		// may expire meanwhile, do not count
+		String names = context.key("i-permit-" + library.id()) + "-";
 		RunResult result = new RunResult();
 		try (Clients<PermitClient> clients = Clients.open(CLIENTS, () -> connect(library, redis))) {
-			Holds warmUp = holdFor(clients, context.key("i-permit-warm-up"), context.settings().warmup().toNanos());
+			Holds warmUp = holdFor(clients, names + "warm-up", context.settings().warmup().toNanos());
 			CostMeter meter = CostMeter.start(redis);
-			Holds holds = holdFor(clients, context.key("i-permit-hot"), context.settings().measure().toNanos());
+			Holds holds = holdFor(clients, names + "hot", context.settings().measure().toNanos());
 			CostMeter.Cost cost = meter.stop();
 			result.with(ACQUISITIONS.name(), holds.acquisitions() * 1e9 / holds.nanos())
 				.with(COMMANDS.name(), cost.commandsPer(holds.acquisitions()))
@@ -74,7 +76,7 @@ final class PermitScenario implements Scenario {
 		// every permit was released before its client closed; a library that cleans up has let its keys
 		// expire by then (Lockstep keeps a key's token counter a second past its last holder)
 		TimeUnit.MILLISECONDS.sleep(KEYS_SETTLE.toMillis());
-		return result.with(KEYS_LEFT.name(), redis.keyCount() - keysBefore);
+		return result.with(KEYS_LEFT.name(), redis.keyCount(names));
 	}
 
 	/** The highest figure of all rounds rather than their median, written as a whole number. */

@@ -54,13 +54,15 @@ final class RateLimitScenario implements Scenario {
 	public RunResult run(Library library, RunContext context) throws Exception {
 		BenchmarkRedis redis = context.redis();
 		int keys = context.settings().isQuick() ? 100 : KEYS;
-		long keysBefore = redis.keyCount();
+		// every key of this run has a name of its own, so keys left by another library or round, which
+		// may expire meanwhile, do not count
+		String names = context.key("i-rate-" + library.id()) + "-";
 		RunResult result = new RunResult();
 		try (Clients<RateLimitClient> clients = Clients.open(CLIENTS, () -> connect(library, redis))) {
-			String warmKey = context.key("i-rate-warm-up");
+			String warmKey = names + "warm-up";
 			callFor(clients, (call) -> warmKey, context.settings().warmup().toNanos(), Long.MAX_VALUE);
 			CostMeter meter = CostMeter.start(redis);
-			String hotKey = context.key("i-rate-hot");
+			String hotKey = names + "hot";
 			// half a period more than the window: a sliding window's most (a full limit each period begun) is reachable then
 			Calls calls = callFor(clients, (call) -> hotKey, context.settings().measure().plus(PER.dividedBy(2)).toNanos(),
 					Long.MAX_VALUE);
@@ -74,12 +76,12 @@ final class RateLimitScenario implements Scenario {
 				.with(ACCURACY.name(), calls.allowed() / ceiling)
 				.withNote(String.format(Locale.ROOT, "%d of %d calls allowed in %.2f s (the contract's most: %.0f); per call: %s",
 						calls.allowed(), calls.calls(), calls.nanos() / 1e9, ceiling, cost.commands().per(calls.calls())));
-			String distinct = context.key("i-rate-key-");
+			String distinct = names + "key-";
 			callFor(clients, (call) -> distinct + call, Long.MAX_VALUE, keys);
 		}
 		// every limit is idle now: a library that cleans up has let its keys expire by then
 		TimeUnit.MILLISECONDS.sleep(PER.toMillis() + 1500);
-		return result.with(KEYS_LEFT.name(), redis.keyCount() - keysBefore);
+		return result.with(KEYS_LEFT.name(), redis.keyCount(names));
 	}
 
 	private static RateLimitClient connect(Library library, BenchmarkRedis redis) {
