@@ -127,6 +127,13 @@ final class AnnotatedServices {
 			this.runs.incrementAndGet();
 		}
 
+		/** A key from a method of the argument, which throws for a short value. */
+		@DistributedLock(key = "#value.substring(0, 3)", waitTime = "0")
+		public String prefixed(String value) {
+			this.runs.incrementAndGet();
+			return LockContext.current().orElseThrow().key();
+		}
+
 		@DistributedLock(key = "#id", waitTime = "0", leaseTime = "5s")
 		public void withLease(long id, Runnable body) {
 			this.runs.incrementAndGet();

@@ -158,6 +158,21 @@ class DistributedLockTests {
 		assertThat(locked.runs()).isZero();
 	}
 
+	/**
+	 * SpEL passes on as it is what a method of an argument throws: it is still the key expression
+	 * that failed, and the error names the method and the expression.
+	 */
+	@Test
+	void aKeyExpressionWhoseArgumentsMethodThrowsStopsTheCallAndNamesMethodAndExpression() {
+		AnnotatedServices.Locked locked = this.context.getBean(AnnotatedServices.Locked.class);
+		assertThatThrownBy(() -> locked.prefixed("ab")).isInstanceOf(LockKeyException.class)
+			.hasMessageContaining("Locked.prefixed(String)")
+			.hasMessageContaining("'#value.substring(0, 3)'")
+			.hasCauseInstanceOf(StringIndexOutOfBoundsException.class);
+		assertThat(locked.runs()).isZero();
+		assertThat(locked.prefixed("abcd")).isEqualTo("Locked.prefixed:abc");
+	}
+
 	@Test
 	void aMethodReturningAStageKeepsTheLockUntilTheStageCompletes() throws Exception {
 		AnnotatedServices.Locked locked = this.context.getBean(AnnotatedServices.Locked.class);
