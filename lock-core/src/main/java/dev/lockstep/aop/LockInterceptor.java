@@ -89,7 +89,15 @@ final class LockInterceptor implements MethodInterceptor {
 		LockHandle handle = observedAcquire(method, target, observations);
 		// Lockstep's own service records its holds for LockContext; an application's own one does not
 		boolean entered = ThreadHolds.enter(handle);
-		Observation hold = LockObservations.hold(method, observations).start();
+		Observation hold;
+		try {
+			hold = LockObservations.hold(method, observations).start();
+		}
+		catch (Throwable ex) {
+			// not even an observation handler's failure may leave the lock held, and this thread's
+			release(handle, entered);
+			throw ex;
+		}
 		Object result;
 		try (Observation.Scope scope = hold.openScope()) {
 			result = invocation.proceed();
@@ -129,23 +137,31 @@ final class LockInterceptor implements MethodInterceptor {
 	/** Acquires inside a {@code lockstep.lock.acquire} observation whose outcome says how it went. */
 	private LockHandle observedAcquire(LockedMethod method, String target, ObservationRegistry observations) {
 		Observation acquire = LockObservations.acquire(method, observations).start();
+		LockHandle handle;
 		try {
-			LockHandle handle = acquire(method, target);
-			acquire.lowCardinalityKeyValue(LockObservations.OUTCOME, "acquired");
-			return handle;
+			handle = acquire(method, target);
 		}
 		catch (LockNotAcquiredException ex) {
 			acquire.lowCardinalityKeyValue(LockObservations.OUTCOME, "not_acquired");
 			acquire.error(ex);
+			acquire.stop();
 			throw ex;
 		}
 		catch (RuntimeException ex) {
 			acquire.lowCardinalityKeyValue(LockObservations.OUTCOME, "unavailable");
 			acquire.error(ex);
+			acquire.stop();
 			throw ex;
 		}
-		finally {
+		try {
+			acquire.lowCardinalityKeyValue(LockObservations.OUTCOME, "acquired");
 			acquire.stop();
+			return handle;
+		}
+		catch (Throwable ex) {
+			// not even an observation handler's failure may leave the lock held with no handle to close it
+			handle.close();
+			throw ex;
 		}
 	}
 
