@@ -31,6 +31,13 @@ import dev.lockstep.internal.ThreadHolds;
  */
 final class LockInterceptor implements MethodInterceptor {
 
+	/**
+	 * The JDK's read-only stage ({@link CompletableFuture#minimalCompletionStage()}): a
+	 * {@link CompletableFuture} whose {@code complete} throws, as does that of its
+	 * {@code newIncompleteFuture()}.
+	 */
+	private static final Class<?> MINIMAL_STAGE = new CompletableFuture<>().minimalCompletionStage().getClass();
+
 	private final AnnotatedMethods<LockedMethod> methods;
 
 	private final Supplier<LockService> lockService;
@@ -192,7 +199,9 @@ final class LockInterceptor implements MethodInterceptor {
 	 * when that stage completes, however it is completed.
 	 */
 	private static Object releaseWhenComplete(CompletionStage<?> stage, ObservedHandle handle, Class<?> returnType) {
-		CompletableFuture<Object> forCaller = copyFor(stage, returnType);
+		// a read-only stage's copy is completed through the plain future it is made from
+		boolean minimal = stage.getClass() == MINIMAL_STAGE;
+		CompletableFuture<Object> forCaller = minimal ? new CompletableFuture<>() : copyFor(stage, returnType);
 		// Released off the completing thread: that may be a Redis client thread, which must not
 		// wait for its own reply.
 		stage.whenCompleteAsync((value, error) -> {
@@ -210,7 +219,10 @@ final class LockInterceptor implements MethodInterceptor {
 				}
 			}
 		});
-		return (forCaller != null) ? forCaller : stage;
+		if (forCaller == null) {
+			return stage;
+		}
+		return minimal ? forCaller.minimalCompletionStage() : forCaller;
 	}
 
 	/**

@@ -146,6 +146,13 @@ final class AnnotatedServices {
 			return work;
 		}
 
+		/** The work's read-only view, as an API that hands out no completable future returns it. */
+		@DistributedLock(key = "#id", waitTime = "100ms")
+		public java.util.concurrent.CompletionStage<String> laterReadOnly(String id, CompletableFuture<String> work) {
+			this.runs.incrementAndGet();
+			return work.minimalCompletionStage();
+		}
+
 		/** Work on another thread, as {@code supplyAsync} runs it; the lock is the method's until the work ends. */
 		@DistributedLock(key = "#id", waitTime = "20s")
 		public CompletableFuture<String> working(String id, Section section, long millis, java.util.concurrent.Executor executor) {

@@ -191,6 +191,39 @@ class DistributedLockTests {
 		}
 	}
 
+	/**
+	 * A read-only stage ({@code minimalCompletionStage()}) cannot be completed from outside, nor can
+	 * one made by its {@code newIncompleteFuture()}: the caller's stage must complete all the same,
+	 * with the work's value or its failure, after the release, and stay read-only.
+	 */
+	@Test
+	void aMethodReturningAReadOnlyStageKeepsTheLockUntilItCompletesAndThenCompletesTheCallersStage() throws Exception {
+		AnnotatedServices.Locked locked = this.context.getBean(AnnotatedServices.Locked.class);
+		LockService lockService = this.context.getBean(LockService.class);
+		CompletableFuture<String> work = new CompletableFuture<>();
+		java.util.concurrent.CompletionStage<String> result = locked.laterReadOnly("read-only-1", work);
+		assertThat(this.threads.submit(() -> lockService.tryAcquire("Locked.laterReadOnly:read-only-1", Duration.ZERO,
+				Duration.ofSeconds(1))).get(10, TimeUnit.SECONDS)).as("lock while the work runs").isEmpty();
+		work.complete("done");
+		assertThat(result.toCompletableFuture().get(10, TimeUnit.SECONDS)).isEqualTo("done");
+		assertThat(result.getClass()).isEqualTo(work.minimalCompletionStage().getClass());
+		try (LockHandle free = this.threads.submit(() -> lockService.acquire("Locked.laterReadOnly:read-only-1",
+				Duration.ofSeconds(5))).get(20, TimeUnit.SECONDS)) {
+			assertThat(free.isHeld()).isTrue();
+		}
+
+		CompletableFuture<String> failing = new CompletableFuture<>();
+		java.util.concurrent.CompletionStage<String> failed = locked.laterReadOnly("read-only-2", failing);
+		failing.completeExceptionally(new IllegalStateException("the work failed"));
+		assertThatThrownBy(() -> failed.toCompletableFuture().get(10, TimeUnit.SECONDS))
+			.isInstanceOf(java.util.concurrent.ExecutionException.class)
+			.hasRootCauseMessage("the work failed");
+		try (LockHandle free = this.threads.submit(() -> lockService.acquire("Locked.laterReadOnly:read-only-2",
+				Duration.ofSeconds(5))).get(20, TimeUnit.SECONDS)) {
+			assertThat(free.isHeld()).as("lock after the work failed").isTrue();
+		}
+	}
+
 	@Test
 	void aStageTheCallerTimesOutOrCompletesKeepsTheLockUntilTheWorkEndsAndThenReleasesIt() throws Exception {
 		AnnotatedServices.Locked locked = this.context.getBean(AnnotatedServices.Locked.class);
