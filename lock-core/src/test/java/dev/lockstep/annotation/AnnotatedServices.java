@@ -160,6 +160,14 @@ final class AnnotatedServices {
 			return CompletableFuture.supplyAsync(() -> section.run(millis), executor);
 		}
 
+		/** The same work declared as a plain {@link java.util.concurrent.Future}: what it returns is still a stage. */
+		@DistributedLock(key = "#id", waitTime = "20s")
+		public java.util.concurrent.Future<String> workingAsFuture(String id, Section section, long millis,
+				java.util.concurrent.Executor executor) {
+			this.runs.incrementAndGet();
+			return CompletableFuture.supplyAsync(() -> section.run(millis), executor);
+		}
+
 		/** The same under a serial group's turn. */
 		@SerialGroup(key = "#id", waitTime = "20s")
 		public CompletableFuture<String> workingInGroup(String id, Section section, long millis,

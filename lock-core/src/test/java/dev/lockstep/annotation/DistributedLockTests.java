@@ -292,7 +292,28 @@ class DistributedLockTests {
 		}
 	}
 
-	/** The control for the test above: the section notices two runs inside at once. */
+	/**
+	 * A method declared to return a {@code Future} (or {@code Object}) that returns a stage: its
+	 * work goes on after the method returned, so the lock is kept until the stage completes, as
+	 * for a method declared with a stage. A second caller runs only after the first's work ended.
+	 */
+	@Test
+	void aMethodDeclaredAsFutureThatReturnsAStageKeepsTheLockUntilTheWorkEnds() throws Exception {
+		AnnotatedServices.Locked locked = this.context.getBean(AnnotatedServices.Locked.class);
+		AnnotatedServices.Section section = new AnnotatedServices.Section();
+		Future<String> first = locked.workingAsFuture("future-1", section, 1000, this.threads);
+		org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> section.inside() == 1);
+		Future<String> second = this.threads.submit(() -> locked.workingAsFuture("future-1", section, 10, this.threads)
+			.get(30, TimeUnit.SECONDS));
+		assertThat(first.get(30, TimeUnit.SECONDS)).isEqualTo("worked");
+		assertThat(second.get(30, TimeUnit.SECONDS)).isEqualTo("worked");
+		assertThat(section.overlaps()).as("overlapping runs").isZero();
+		assertThat(section.runs).hasSize(2);
+		assertThat(section.runs.get(1)[0]).as("the second run enters after the first ended")
+			.isGreaterThan(section.runs.get(0)[1]);
+	}
+
+	/** The control for the tests above: the section notices two runs inside at once. */
 	@Test
 	void theSectionNoticesOverlapWithoutALock() throws Exception {
 		AnnotatedServices.Locked locked = this.context.getBean(AnnotatedServices.Locked.class);
