@@ -31,6 +31,13 @@ import dev.lockstep.internal.ThreadHolds;
  */
 final class LockInterceptor implements MethodInterceptor {
 
+	/**
+	 * The JDK's read-only stage ({@link CompletableFuture#minimalCompletionStage()}): a
+	 * {@link CompletableFuture} whose {@code complete} throws, as does that of its
+	 * {@code newIncompleteFuture()}.
+	 */
+	private static final Class<?> MINIMAL_STAGE = new CompletableFuture<>().minimalCompletionStage().getClass();
+
 	private final AnnotatedMethods<LockedMethod> methods;
 
 	private final Supplier<LockService> lockService;
@@ -89,7 +96,15 @@ final class LockInterceptor implements MethodInterceptor {
 		LockHandle handle = observedAcquire(method, target, observations);
 		// Lockstep's own service records its holds for LockContext; an application's own one does not
 		boolean entered = ThreadHolds.enter(handle);
-		Observation hold = LockObservations.hold(method, observations).start();
+		Observation hold;
+		try {
+			hold = LockObservations.hold(method, observations).start();
+		}
+		catch (Throwable ex) {
+			// not even an observation handler's failure may leave the lock held, and this thread's
+			release(handle, entered);
+			throw ex;
+		}
 		Object result;
 		try (Observation.Scope scope = hold.openScope()) {
 			result = invocation.proceed();
@@ -129,23 +144,31 @@ final class LockInterceptor implements MethodInterceptor {
 	/** Acquires inside a {@code lockstep.lock.acquire} observation whose outcome says how it went. */
 	private LockHandle observedAcquire(LockedMethod method, String target, ObservationRegistry observations) {
 		Observation acquire = LockObservations.acquire(method, observations).start();
+		LockHandle handle;
 		try {
-			LockHandle handle = acquire(method, target);
-			acquire.lowCardinalityKeyValue(LockObservations.OUTCOME, "acquired");
-			return handle;
+			handle = acquire(method, target);
 		}
 		catch (LockNotAcquiredException ex) {
 			acquire.lowCardinalityKeyValue(LockObservations.OUTCOME, "not_acquired");
 			acquire.error(ex);
+			acquire.stop();
 			throw ex;
 		}
 		catch (RuntimeException ex) {
 			acquire.lowCardinalityKeyValue(LockObservations.OUTCOME, "unavailable");
 			acquire.error(ex);
+			acquire.stop();
 			throw ex;
 		}
-		finally {
+		try {
+			acquire.lowCardinalityKeyValue(LockObservations.OUTCOME, "acquired");
 			acquire.stop();
+			return handle;
+		}
+		catch (Throwable ex) {
+			// not even an observation handler's failure may leave the lock held with no handle to close it
+			handle.close();
+			throw ex;
 		}
 	}
 
@@ -176,7 +199,9 @@ final class LockInterceptor implements MethodInterceptor {
 	 * when that stage completes, however it is completed.
 	 */
 	private static Object releaseWhenComplete(CompletionStage<?> stage, ObservedHandle handle, Class<?> returnType) {
-		CompletableFuture<Object> forCaller = copyFor(stage, returnType);
+		// a read-only stage's copy is completed through the plain future it is made from
+		boolean minimal = stage.getClass() == MINIMAL_STAGE;
+		CompletableFuture<Object> forCaller = minimal ? new CompletableFuture<>() : copyFor(stage, returnType);
 		// Released off the completing thread: that may be a Redis client thread, which must not
 		// wait for its own reply.
 		stage.whenCompleteAsync((value, error) -> {
@@ -194,7 +219,10 @@ final class LockInterceptor implements MethodInterceptor {
 				}
 			}
 		});
-		return (forCaller != null) ? forCaller : stage;
+		if (forCaller == null) {
+			return stage;
+		}
+		return minimal ? forCaller.minimalCompletionStage() : forCaller;
 	}
 
 	/**

@@ -42,8 +42,13 @@ record LockedMethod(String source, String name, KeyExpression key, Duration wait
 		return this.suspending || ReactiveTypes.isReactorPublisher(this.returnType);
 	}
 
+	/**
+	 * Whether a {@link CompletionStage} this method returns keeps its lock until it completes:
+	 * whatever the declared type ({@code CompletionStage}, {@code Future}, {@code Object}), a stage
+	 * returned is work that goes on after the method returned.
+	 */
 	boolean mayCompleteLater() {
-		return !this.suspending && CompletionStage.class.isAssignableFrom(this.returnType);
+		return !this.suspending && !this.returnType.isPrimitive();
 	}
 
 }

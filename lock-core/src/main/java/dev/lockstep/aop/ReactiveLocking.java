@@ -94,11 +94,29 @@ final class ReactiveLocking {
 			String target = method.target(invocation.getArguments());
 			Once acquire = new Once(LockObservations.acquire(method, observations).parentObservation(parent).start());
 			// ended before each signal goes on: the method is called while the handle's signal is passed
-			return lock(method, target).doOnNext((handle) -> acquire.end("acquired", null))
+			return lock(method, target)
 				.doOnError((ex) -> acquire.end((ex instanceof LockNotAcquiredException) ? "not_acquired" : "unavailable", ex))
-				.doOnCancel(() -> acquire.end("cancelled", null));
-		}).map((handle) -> new Held(handle,
-				new Once(LockObservations.hold(method, observations).parentObservation(parent).start()), this.locks));
+				.doOnCancel(() -> acquire.end("cancelled", null))
+				.map((handle) -> held(handle, acquire, method, observations, parent));
+		});
+	}
+
+	/**
+	 * Ends the acquisition's observation and starts the hold's; if an observation handler fails on
+	 * the way, the lock is released before the failure goes on, rather than left held with nobody
+	 * to release it.
+	 */
+	private Held held(LockHandle handle, Once acquire, LockedMethod method, ObservationRegistry observations,
+			@Nullable Observation parent) {
+		try {
+			acquire.end("acquired", null);
+			return new Held(handle,
+					new Once(LockObservations.hold(method, observations).parentObservation(parent).start()), this.locks);
+		}
+		catch (Throwable ex) {
+			this.locks.release(handle).subscribe(null, ex::addSuppressed);
+			throw ex;
+		}
 	}
 
 	private Mono<LockHandle> lock(LockedMethod method, String target) {

@@ -127,6 +127,13 @@ final class AnnotatedServices {
 			this.runs.incrementAndGet();
 		}
 
+		/** A key from a method of the argument, which throws for a short value. */
+		@DistributedLock(key = "#value.substring(0, 3)", waitTime = "0")
+		public String prefixed(String value) {
+			this.runs.incrementAndGet();
+			return LockContext.current().orElseThrow().key();
+		}
+
 		@DistributedLock(key = "#id", waitTime = "0", leaseTime = "5s")
 		public void withLease(long id, Runnable body) {
 			this.runs.incrementAndGet();
@@ -139,9 +146,24 @@ final class AnnotatedServices {
 			return work;
 		}
 
+		/** The work's read-only view, as an API that hands out no completable future returns it. */
+		@DistributedLock(key = "#id", waitTime = "100ms")
+		public java.util.concurrent.CompletionStage<String> laterReadOnly(String id, CompletableFuture<String> work) {
+			this.runs.incrementAndGet();
+			return work.minimalCompletionStage();
+		}
+
 		/** Work on another thread, as {@code supplyAsync} runs it; the lock is the method's until the work ends. */
 		@DistributedLock(key = "#id", waitTime = "20s")
 		public CompletableFuture<String> working(String id, Section section, long millis, java.util.concurrent.Executor executor) {
+			this.runs.incrementAndGet();
+			return CompletableFuture.supplyAsync(() -> section.run(millis), executor);
+		}
+
+		/** The same work declared as a plain {@link java.util.concurrent.Future}: what it returns is still a stage. */
+		@DistributedLock(key = "#id", waitTime = "20s")
+		public java.util.concurrent.Future<String> workingAsFuture(String id, Section section, long millis,
+				java.util.concurrent.Executor executor) {
 			this.runs.incrementAndGet();
 			return CompletableFuture.supplyAsync(() -> section.run(millis), executor);
 		}

@@ -158,6 +158,21 @@ class DistributedLockTests {
 		assertThat(locked.runs()).isZero();
 	}
 
+	/**
+	 * SpEL passes on as it is what a method of an argument throws: it is still the key expression
+	 * that failed, and the error names the method and the expression.
+	 */
+	@Test
+	void aKeyExpressionWhoseArgumentsMethodThrowsStopsTheCallAndNamesMethodAndExpression() {
+		AnnotatedServices.Locked locked = this.context.getBean(AnnotatedServices.Locked.class);
+		assertThatThrownBy(() -> locked.prefixed("ab")).isInstanceOf(LockKeyException.class)
+			.hasMessageContaining("Locked.prefixed(String)")
+			.hasMessageContaining("'#value.substring(0, 3)'")
+			.hasCauseInstanceOf(StringIndexOutOfBoundsException.class);
+		assertThat(locked.runs()).isZero();
+		assertThat(locked.prefixed("abcd")).isEqualTo("Locked.prefixed:abc");
+	}
+
 	@Test
 	void aMethodReturningAStageKeepsTheLockUntilTheStageCompletes() throws Exception {
 		AnnotatedServices.Locked locked = this.context.getBean(AnnotatedServices.Locked.class);
@@ -173,6 +188,39 @@ class DistributedLockTests {
 		assertThat(result.get(10, TimeUnit.SECONDS)).isEqualTo("done");
 		try (LockHandle free = lockService.acquire("Locked.later:job-1", Duration.ofSeconds(5))) {
 			assertThat(free.isHeld()).isTrue();
+		}
+	}
+
+	/**
+	 * A read-only stage ({@code minimalCompletionStage()}) cannot be completed from outside, nor can
+	 * one made by its {@code newIncompleteFuture()}: the caller's stage must complete all the same,
+	 * with the work's value or its failure, after the release, and stay read-only.
+	 */
+	@Test
+	void aMethodReturningAReadOnlyStageKeepsTheLockUntilItCompletesAndThenCompletesTheCallersStage() throws Exception {
+		AnnotatedServices.Locked locked = this.context.getBean(AnnotatedServices.Locked.class);
+		LockService lockService = this.context.getBean(LockService.class);
+		CompletableFuture<String> work = new CompletableFuture<>();
+		java.util.concurrent.CompletionStage<String> result = locked.laterReadOnly("read-only-1", work);
+		assertThat(this.threads.submit(() -> lockService.tryAcquire("Locked.laterReadOnly:read-only-1", Duration.ZERO,
+				Duration.ofSeconds(1))).get(10, TimeUnit.SECONDS)).as("lock while the work runs").isEmpty();
+		work.complete("done");
+		assertThat(result.toCompletableFuture().get(10, TimeUnit.SECONDS)).isEqualTo("done");
+		assertThat(result.getClass()).isEqualTo(work.minimalCompletionStage().getClass());
+		try (LockHandle free = this.threads.submit(() -> lockService.acquire("Locked.laterReadOnly:read-only-1",
+				Duration.ofSeconds(5))).get(20, TimeUnit.SECONDS)) {
+			assertThat(free.isHeld()).isTrue();
+		}
+
+		CompletableFuture<String> failing = new CompletableFuture<>();
+		java.util.concurrent.CompletionStage<String> failed = locked.laterReadOnly("read-only-2", failing);
+		failing.completeExceptionally(new IllegalStateException("the work failed"));
+		assertThatThrownBy(() -> failed.toCompletableFuture().get(10, TimeUnit.SECONDS))
+			.isInstanceOf(java.util.concurrent.ExecutionException.class)
+			.hasRootCauseMessage("the work failed");
+		try (LockHandle free = this.threads.submit(() -> lockService.acquire("Locked.laterReadOnly:read-only-2",
+				Duration.ofSeconds(5))).get(20, TimeUnit.SECONDS)) {
+			assertThat(free.isHeld()).as("lock after the work failed").isTrue();
 		}
 	}
 
@@ -244,7 +292,28 @@ class DistributedLockTests {
 		}
 	}
 
-	/** The control for the test above: the section notices two runs inside at once. */
+	/**
+	 * A method declared to return a {@code Future} (or {@code Object}) that returns a stage: its
+	 * work goes on after the method returned, so the lock is kept until the stage completes, as
+	 * for a method declared with a stage. A second caller runs only after the first's work ended.
+	 */
+	@Test
+	void aMethodDeclaredAsFutureThatReturnsAStageKeepsTheLockUntilTheWorkEnds() throws Exception {
+		AnnotatedServices.Locked locked = this.context.getBean(AnnotatedServices.Locked.class);
+		AnnotatedServices.Section section = new AnnotatedServices.Section();
+		Future<String> first = locked.workingAsFuture("future-1", section, 1000, this.threads);
+		org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> section.inside() == 1);
+		Future<String> second = this.threads.submit(() -> locked.workingAsFuture("future-1", section, 10, this.threads)
+			.get(30, TimeUnit.SECONDS));
+		assertThat(first.get(30, TimeUnit.SECONDS)).isEqualTo("worked");
+		assertThat(second.get(30, TimeUnit.SECONDS)).isEqualTo("worked");
+		assertThat(section.overlaps()).as("overlapping runs").isZero();
+		assertThat(section.runs).hasSize(2);
+		assertThat(section.runs.get(1)[0]).as("the second run enters after the first ended")
+			.isGreaterThan(section.runs.get(0)[1]);
+	}
+
+	/** The control for the tests above: the section notices two runs inside at once. */
 	@Test
 	void theSectionNoticesOverlapWithoutALock() throws Exception {
 		AnnotatedServices.Locked locked = this.context.getBean(AnnotatedServices.Locked.class);

@@ -127,14 +127,18 @@ public final class KeyExpression {
 				context.setVariable(this.parameterNames[i], arguments[i]);
 			}
 		}
-		Object value;
+		String key;
 		try {
-			value = this.expression.getValue(context);
+			Object value = this.expression.getValue(context);
+			key = (value != null) ? value.toString() : null;
 		}
 		catch (EvaluationException ex) {
 			throw new LockKeyException(this.source + ": key expression '" + this.text + "' failed: " + ex.getMessage(), ex);
 		}
-		String key = (value != null) ? value.toString() : null;
+		catch (RuntimeException ex) {
+			// SpEL passes on as it is what a method of an argument throws, and toString() is the argument's own
+			throw new LockKeyException(this.source + ": key expression '" + this.text + "' failed: " + ex, ex);
+		}
 		if (!StringUtils.hasText(key)) {
 			throw new LockKeyException(this.source + ": key expression '" + this.text + "' gave "
 					+ ((key == null) ? "null" : "a blank key") + "; the method was not run", null);
