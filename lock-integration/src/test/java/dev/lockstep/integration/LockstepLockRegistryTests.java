@@ -245,15 +245,29 @@ class LockstepLockRegistryTests {
 	}
 
 	@Test
-	void aThreadTryingItsLostLockAgainTakesItAfreshAndItsEarlierHoldsEnd() throws Exception {
+	void aThreadTryingItsLostLockAgainTakesItAfreshForItsEarlierHoldsToo() throws Exception {
 		DistributedLock lock = this.instanceA.obtain("orders");
 		assertThat(lock.tryLock(Duration.ZERO, Duration.ofMillis(300))).isTrue();
 		Thread.sleep(500);
 		assertThat(lock.tryLock()).isTrue();
 		assertThat(pttl("orders")).as("a new acquisition, renewed by the watchdog").isGreaterThan(1_000L);
 		lock.unlock();
+		assertThat(onOtherThread(() -> this.instanceB.obtain("orders").tryLock()))
+			.as("still held for the earlier hold after the new hold's unlock").isFalse();
+		lock.unlock();
 		assertThatExceptionOfType(IllegalMonitorStateException.class).isThrownBy(lock::unlock);
 		assertThat(onOtherThread(() -> tryAndUnlock(this.instanceB.obtain("orders")))).isTrue();
+	}
+
+	@Test
+	void aThreadTryingItsLostLockAgainWhileAnotherHoldsItFailsAndItsEarlierHoldsEnd() throws Exception {
+		DistributedLock lock = this.instanceA.obtain("orders");
+		assertThat(lock.tryLock(Duration.ZERO, Duration.ofMillis(300))).isTrue();
+		DistributedLock other = this.instanceB.obtain("orders");
+		assertThat(onOtherThread(() -> other.tryLock(Duration.ofSeconds(5), Duration.ofSeconds(10)))).isTrue();
+		assertThat(lock.tryLock(200, TimeUnit.MILLISECONDS)).isFalse();
+		assertThatExceptionOfType(IllegalMonitorStateException.class).as("no hold left").isThrownBy(lock::unlock);
+		assertThat(pttl("orders")).as("the other holder's lock is untouched").isGreaterThan(5_000L);
 	}
 
 	@Test
