@@ -189,8 +189,11 @@ final class LockstepDistributedLock implements DistributedLock {
 
 	/**
 	 * With the local lock just taken by the current thread: a reentrant hold goes on if the lock is
-	 * still held in Redis; a first hold (or one whose lock was lost: the thread's earlier holds end
-	 * with it) takes the lock in Redis within {@code waitTime}. On failure the local lock is given up.
+	 * still held in Redis; a first hold, or a reentrant one whose lock was lost, takes the lock in
+	 * Redis within {@code waitTime}. Taken afresh, the lock carries the thread's earlier holds too,
+	 * so that unlocking this hold leaves it held, as a reentrant hold's unlock must (Spring
+	 * Integration's leader initiator tries its lock again every heartbeat and unlocks that extra hold
+	 * at once). On failure the local lock is given up: this hold, and the earlier holds of a lost lock.
 	 */
 	private boolean enter(Duration waitTime, @Nullable Duration timeToLive) throws InterruptedException {
 		if (this.local.getHoldCount() > 1) {
@@ -198,7 +201,11 @@ final class LockstepDistributedLock implements DistributedLock {
 			if (stillHeld(held, timeToLive)) {
 				return true;
 			}
-			giveUpLost(held);
+			this.handle = null;
+			this.lease = null;
+			if (held != null) {
+				held.close();
+			}
 		}
 		boolean taken = false;
 		try {
@@ -213,7 +220,9 @@ final class LockstepDistributedLock implements DistributedLock {
 		}
 		finally {
 			if (!taken) {
-				this.local.unlock();
+				while (this.local.isHeldByCurrentThread()) {
+					this.local.unlock();
+				}
 			}
 		}
 	}
@@ -240,18 +249,6 @@ final class LockstepDistributedLock implements DistributedLock {
 		}
 		this.lease = timeToLive;
 		return true;
-	}
-
-	/** The thread's lock was lost: its Redis acquisition is closed and its earlier holds end. */
-	private void giveUpLost(@Nullable LockHandle held) {
-		this.handle = null;
-		this.lease = null;
-		if (held != null) {
-			held.close();
-		}
-		while (this.local.getHoldCount() > 1) {
-			this.local.unlock();
-		}
 	}
 
 	private @Nullable LockHandle acquire(Duration waitTime, @Nullable Duration timeToLive) throws InterruptedException {

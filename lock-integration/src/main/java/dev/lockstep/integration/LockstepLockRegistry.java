@@ -30,8 +30,9 @@ import dev.lockstep.internal.PrefixedLocks;
  * (no polling or pub/sub race), a held lock is renewed for as long as it is held unless a time to
  * live is given, the lease is measured on the Redis server's clock, and releases are owner-checked
  * with a fencing token. A lock found lost (its lease ran out unrenewed, for example through a long
- * pause) is given up when its thread tries it again: that attempt takes it afresh, as a first one
- * would, and the earlier holds of the thread end with the lost lock; unlocking a lost lock throws
+ * pause) is taken afresh when its thread tries it again, for the thread's earlier holds too, so
+ * that unlocking that attempt's hold leaves it held (as with {@code RedisLockRegistry}); if that
+ * attempt fails, the earlier holds end with the lost lock. Unlocking a lost lock throws
  * {@link java.util.ConcurrentModificationException}, as Spring Integration's own registries do.
  */
 public final class LockstepLockRegistry

@@ -20,7 +20,9 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.integration.support.locks.DistributedLock;
 
+import dev.lockstep.LockUnavailableException;
 import dev.lockstep.lock.RedisLockService;
+import dev.lockstep.testing.FaultProxy;
 import dev.lockstep.testing.TestRedis;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -245,15 +247,29 @@ class LockstepLockRegistryTests {
 	}
 
 	@Test
-	void aThreadTryingItsLostLockAgainTakesItAfreshAndItsEarlierHoldsEnd() throws Exception {
+	void aThreadTryingItsLostLockAgainTakesItAfreshForItsEarlierHoldsToo() throws Exception {
 		DistributedLock lock = this.instanceA.obtain("orders");
 		assertThat(lock.tryLock(Duration.ZERO, Duration.ofMillis(300))).isTrue();
 		Thread.sleep(500);
 		assertThat(lock.tryLock()).isTrue();
 		assertThat(pttl("orders")).as("a new acquisition, renewed by the watchdog").isGreaterThan(1_000L);
 		lock.unlock();
+		assertThat(onOtherThread(() -> this.instanceB.obtain("orders").tryLock()))
+			.as("still held for the earlier hold after the new hold's unlock").isFalse();
+		lock.unlock();
 		assertThatExceptionOfType(IllegalMonitorStateException.class).isThrownBy(lock::unlock);
 		assertThat(onOtherThread(() -> tryAndUnlock(this.instanceB.obtain("orders")))).isTrue();
+	}
+
+	@Test
+	void aThreadTryingItsLostLockAgainWhileAnotherHoldsItFailsAndItsEarlierHoldsEnd() throws Exception {
+		DistributedLock lock = this.instanceA.obtain("orders");
+		assertThat(lock.tryLock(Duration.ZERO, Duration.ofMillis(300))).isTrue();
+		DistributedLock other = this.instanceB.obtain("orders");
+		assertThat(onOtherThread(() -> other.tryLock(Duration.ofSeconds(5), Duration.ofSeconds(10)))).isTrue();
+		assertThat(lock.tryLock(200, TimeUnit.MILLISECONDS)).isFalse();
+		assertThatExceptionOfType(IllegalMonitorStateException.class).as("no hold left").isThrownBy(lock::unlock);
+		assertThat(pttl("orders")).as("the other holder's lock is untouched").isGreaterThan(5_000L);
 	}
 
 	@Test
@@ -299,6 +315,39 @@ class LockstepLockRegistryTests {
 		assertThat(this.instanceA.obtain("idle")).isNotSameAs(idle);
 		assertThat(this.instanceA.obtain("held")).isSameAs(held);
 		held.unlock();
+	}
+
+	@Test
+	void whileRedisDoesNotAnswerLockingThrowsNamingTheLockAndLeavesItFree() throws Exception {
+		TestRedis.Endpoint endpoint = TestRedis.standalone();
+		try (FaultProxy proxy = FaultProxy.start(endpoint.host(), endpoint.port())) {
+			LettuceConnectionFactory throughProxy = new LettuceConnectionFactory(
+					new RedisStandaloneConfiguration(proxy.host(), proxy.port()));
+			throughProxy.afterPropertiesSet();
+			throughProxy.start();
+			RedisLockService service = new RedisLockService(throughProxy);
+			service.setKeyPrefix(this.prefix);
+			service.setInstanceId("c");
+			service.setLeaseTime(Duration.ofSeconds(3));
+			service.setCommandTimeout(Duration.ofMillis(300));
+			service.setShutdownTimeout(Duration.ZERO);
+			service.start();
+			try {
+				Lock lock = new LockstepLockRegistry(service).obtain("orders");
+				proxy.stall();
+				assertThatExceptionOfType(LockUnavailableException.class).isThrownBy(lock::tryLock)
+					.withMessageContaining("'integration:orders'");
+				assertThatExceptionOfType(LockUnavailableException.class).isThrownBy(lock::lock)
+					.withMessageContaining("'integration:orders'");
+				proxy.heal();
+				assertThat(onOtherThread(() -> lock.tryLock(10, TimeUnit.SECONDS))).as("left free on this instance").isTrue();
+				assertThat(onOtherThread(() -> this.instanceB.obtain("orders").tryLock())).isFalse();
+			}
+			finally {
+				service.stop();
+				throughProxy.destroy();
+			}
+		}
 	}
 
 	private long pttl(String key) {

@@ -5,9 +5,11 @@ import java.time.Instant;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
 
+import net.javacrumbs.shedlock.core.DefaultLockingTaskExecutor;
 import net.javacrumbs.shedlock.core.LockConfiguration;
 import net.javacrumbs.shedlock.core.SimpleLock;
 import org.junit.jupiter.api.AfterEach;
@@ -20,11 +22,14 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 import dev.lockstep.LockSnapshot;
+import dev.lockstep.LockUnavailableException;
 import dev.lockstep.lock.RedisLockService;
 import dev.lockstep.testing.Await;
+import dev.lockstep.testing.FaultProxy;
 import dev.lockstep.testing.TestRedis;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
 /** ShedLock's provider contract, kept by {@link LockstepLockProvider}, on a real Redis: two instances. */
@@ -163,6 +168,39 @@ class LockstepLockProviderTests {
 			.lock(config("report", Duration.ofSeconds(30), Duration.ZERO)).orElseThrow();
 		assertThat(second.fencingToken()).isGreaterThan(first.fencingToken());
 		second.unlock();
+	}
+
+	@Test
+	void aTaskIsNotRunWhileRedisDoesNotAnswerAndTheErrorNamesTheLock() throws Exception {
+		TestRedis.Endpoint endpoint = TestRedis.standalone();
+		try (FaultProxy proxy = FaultProxy.start(endpoint.host(), endpoint.port())) {
+			LettuceConnectionFactory throughProxy = new LettuceConnectionFactory(
+					new RedisStandaloneConfiguration(proxy.host(), proxy.port()));
+			throughProxy.afterPropertiesSet();
+			throughProxy.start();
+			RedisLockService service = new RedisLockService(throughProxy);
+			service.setKeyPrefix(this.prefix);
+			service.setInstanceId("c");
+			service.setCommandTimeout(Duration.ofMillis(300));
+			service.setShutdownTimeout(Duration.ZERO);
+			service.start();
+			try {
+				DefaultLockingTaskExecutor executor = new DefaultLockingTaskExecutor(new LockstepLockProvider(service));
+				AtomicBoolean ran = new AtomicBoolean();
+				proxy.stall();
+				assertThatExceptionOfType(LockUnavailableException.class)
+					.isThrownBy(() -> executor.executeWithLock((Runnable) () -> ran.set(true),
+							config("report", Duration.ofSeconds(2), Duration.ZERO)))
+					.withMessageContaining("shedlock:report");
+				assertThat(ran).as("the task ran without its lock").isFalse();
+				proxy.heal();
+				await(() -> this.instanceB.lock(config("report", Duration.ofSeconds(30), Duration.ZERO)).isPresent());
+			}
+			finally {
+				service.stop();
+				throughProxy.destroy();
+			}
+		}
 	}
 
 	/** Waits for instance A's lock to run out on Redis, then takes it from B for 30s. */
