@@ -10,6 +10,7 @@ import org.slf4j.LoggerFactory;
 import dev.lockstep.LockStateRegistry;
 import dev.lockstep.SerialQueue;
 import dev.lockstep.SerialTask;
+import dev.lockstep.internal.LogText;
 
 /**
  * What an operator may do from the console; each action is logged (logger
@@ -116,10 +117,12 @@ final class ConsoleActions {
 			result = run.get();
 		}
 		catch (RuntimeException ex) {
-			logger.warn("Lockstep console: {} asked to {}: failed: {}", user, action, ex.toString());
+			logger.warn("Lockstep console: {} asked to {}: failed: {}", LogText.of(user), LogText.of(action), LogText.of(ex.toString()));
 			return new Result(false, ex.getMessage() != null ? ex.getMessage() : ex.toString());
 		}
-		logger.info("Lockstep console: {} asked to {}: {}{}", user, action, result.done() ? "" : "refused, ", result.message());
+		// the names come from the request: escaped, so that a value cannot forge a line of this log
+		logger.info("Lockstep console: {} asked to {}: {}{}", LogText.of(user), LogText.of(action), result.done() ? "" : "refused, ",
+				LogText.of(result.message()));
 		return result;
 	}
 

@@ -1,0 +1,138 @@
+package dev.lockstep.console;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
+import jakarta.servlet.Filter;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.Timeout;
+import org.slf4j.LoggerFactory;
+
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.test.context.assertj.AssertableWebApplicationContext;
+import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.mock.web.MockHttpServletResponse;
+import org.springframework.security.core.userdetails.User;
+import org.springframework.security.provisioning.InMemoryUserDetailsManager;
+import org.springframework.test.web.servlet.MockMvc;
+import org.springframework.test.web.servlet.setup.MockMvcBuilders;
+
+import dev.lockstep.SerialQueue;
+import dev.lockstep.SerialTask;
+import dev.lockstep.annotation.SerialQueueListener;
+import dev.lockstep.testing.TestRedis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.post;
+
+/**
+ * The console's actions as HTTP requests (MockMvc through the application's Spring Security filter
+ * chain, on a real Redis): what a request with a bad or unknown field answers, what it leaves in
+ * Redis, and what the action's log line shows of it.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class ConsoleActionRequestTests {
+
+	private final String prefix = "console-req-" + UUID.randomUUID().toString().substring(0, 8) + ":";
+
+	private final WebApplicationContextRunner runner = new WebApplicationContextRunner().withUserConfiguration(App.class)
+		.withPropertyValues("spring.data.redis.host=" + TestRedis.standalone().host(),
+				"spring.data.redis.port=" + TestRedis.standalone().port(), "lockstep.key-prefix=" + this.prefix,
+				"lockstep.instance-id=req-1", "lockstep.console.enabled=true", "lockstep.console.heartbeat-interval=200ms",
+				"lockstep.queue.shutdown-timeout=0s", "lockstep.lock.shutdown-timeout=0s");
+
+	private final ListAppender<ILoggingEvent> logged = new ListAppender<>();
+
+	@BeforeAll
+	void captureActionLog() {
+		this.logged.start();
+		((Logger) LoggerFactory.getLogger(ConsoleActions.class)).addAppender(this.logged);
+	}
+
+	@AfterAll
+	void releaseActionLog() {
+		((Logger) LoggerFactory.getLogger(ConsoleActions.class)).detachAppender(this.logged);
+	}
+
+	@Test
+	void actionLogLinesEscapeControlCharactersOfTheRequestsValues() {
+		run((context, mvc) -> {
+			String forged = "x\n2026-01-01T00:00:00.000Z  INFO 1 --- [main] d.l.console.ConsoleActions : Lockstep console: "
+					+ "admin asked to discard task 'y': discarded";
+			MockHttpServletResponse response = act(mvc, "redrive", "queue", "work", "task", forged);
+			assertThat(response.getStatus()).as(response.getContentAsString()).isEqualTo(200);
+			List<String> lines = new ArrayList<>();
+			this.logged.list.forEach((event) -> lines.add(event.getFormattedMessage()));
+			String line = lines.stream().filter((candidate) -> candidate.contains("asked to redrive task 'x")).findFirst().orElseThrow();
+			assertThat(line).as("one line, its line break escaped").doesNotContain("\n").contains("x\\n2026-01-01");
+		});
+	}
+
+	private void run(ContextConsumer2 test) {
+		this.runner.run((context) -> {
+			assertThat(context).hasNotFailed();
+			MockMvc mvc = MockMvcBuilders.webAppContextSetup(context)
+				.addFilters(context.getBean("springSecurityFilterChain", Filter.class))
+				.build();
+			test.accept(context, mvc);
+		});
+	}
+
+	/** POSTs the action as the operator, with the action header, and the parameters as pairs of name and value. */
+	private static MockHttpServletResponse act(MockMvc mvc, String action, String... parameters) throws Exception {
+		var request = post("/lockstep/api/actions/" + action).header(ConsoleController.ACTION_HEADER, action)
+			.header("Authorization", "Basic " + Base64.getEncoder()
+				.encodeToString("operator:operator-secret".getBytes(StandardCharsets.UTF_8)));
+		for (int i = 0; i < parameters.length; i += 2) {
+			request.param(parameters[i], parameters[i + 1]);
+		}
+		return mvc.perform(request).andReturn().getResponse();
+	}
+
+	interface ContextConsumer2 {
+
+		void accept(AssertableWebApplicationContext context, MockMvc mvc) throws Exception;
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@EnableAutoConfiguration
+	static class App {
+
+		@Bean
+		InMemoryUserDetailsManager users() {
+			return new InMemoryUserDetailsManager(
+					User.withUsername("operator").password("{noop}operator-secret").roles("LOCKSTEP_OPERATOR").build());
+		}
+
+		@Bean
+		Worker worker() {
+			return new Worker();
+		}
+
+	}
+
+	static class Worker {
+
+		@SerialQueueListener(queue = "work")
+		void run(String payload, SerialTask task) {
+		}
+
+	}
+
+}
