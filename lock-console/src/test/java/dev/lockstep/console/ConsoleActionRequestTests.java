@@ -83,6 +83,38 @@ class ConsoleActionRequestTests {
 		});
 	}
 
+	@Test
+	void aQueueActionNamesAQueueTheClusterKnowsOrIsRefusedNamingIt() {
+		run((context, mvc) -> {
+			StringRedisTemplate redis = context.getBean(StringRedisTemplate.class);
+			for (String action : List.of("pause", "resume")) {
+				MockHttpServletResponse response = act(mvc, action, "queue", "imprts");
+				assertThat(response.getStatus()).as(action + ": " + response.getContentAsString()).isEqualTo(400);
+				assertThat(response.getContentAsString()).contains("queue 'imprts'");
+			}
+			MockHttpServletResponse redrive = act(mvc, "redrive", "queue", "imprts", "task", "t-1");
+			assertThat(redrive.getStatus()).as(redrive.getContentAsString()).isEqualTo(400);
+			assertThat(redrive.getContentAsString()).contains("queue 'imprts'");
+			// a typo leaves nothing behind in Redis (a pause would last for good, on a queue the page never shows)
+			assertThat(redis.hasKey(this.prefix + "{queue:imprts}:owners")).isFalse();
+
+			// a queue another live instance runs: known, though this one does not listen to it
+			new InstanceRecords(context.getBean(ConsoleRedis.class)).write(new InstanceRecords.InstanceRecord("req-2", "host",
+					"1", "1", "req-2.run", System.currentTimeMillis(), List.of("remote"), List.of(), List.of(), List.of(), true),
+					Duration.ofMinutes(1));
+			MockHttpServletResponse remote = act(mvc, "pause", "queue", "remote");
+			assertThat(remote.getStatus()).as(remote.getContentAsString()).isEqualTo(200);
+			assertThat(remote.getContentAsString()).contains("\"done\":true");
+
+			// a queue nobody runs any more, paused by the application: known while paused, so it can be resumed
+			SerialQueue queue = context.getBean(SerialQueue.class);
+			assertThat(queue.pause("retired", null)).isTrue();
+			MockHttpServletResponse resumed = act(mvc, "resume", "queue", "retired");
+			assertThat(resumed.getStatus()).as(resumed.getContentAsString()).isEqualTo(200);
+			assertThat(queue.isPaused("retired")).isFalse();
+		});
+	}
+
 	private void run(ContextConsumer2 test) {
 		this.runner.run((context) -> {
 			assertThat(context).hasNotFailed();
