@@ -7,6 +7,7 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import dev.lockstep.LockKeyException;
 import dev.lockstep.LockStateRegistry;
 import dev.lockstep.QueueStats;
 import dev.lockstep.SerialQueue;
@@ -138,10 +139,10 @@ final class ConsoleActions {
 		try {
 			result = run.get();
 		}
-		catch (IllegalArgumentException ex) {
-			// a bad request, answered with 400
+		catch (IllegalArgumentException | LockKeyException ex) {
+			// a bad request (a value Lockstep refuses, such as a lock key too long), answered with 400
 			logger.info("Lockstep console: {} asked to {}: refused, {}", LogText.of(user), LogText.of(action), LogText.of(ex.getMessage()));
-			throw ex;
+			throw (ex instanceof IllegalArgumentException bad) ? bad : new IllegalArgumentException(ex.getMessage(), ex);
 		}
 		catch (RuntimeException ex) {
 			logger.warn("Lockstep console: {} asked to {}: failed: {}", LogText.of(user), LogText.of(action), LogText.of(ex.toString()));

@@ -23,6 +23,7 @@ import org.springframework.web.bind.annotation.RequestHeader;
 import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.ResponseBody;
+import org.springframework.web.method.annotation.MethodArgumentTypeMismatchException;
 
 /**
  * The console's HTTP side, under {@code lockstep.console.path}: the page and its assets (from this
@@ -123,6 +124,14 @@ final class ConsoleController {
 	@ExceptionHandler(IllegalArgumentException.class)
 	ResponseEntity<ConsoleActions.Result> badRequest(IllegalArgumentException ex) {
 		return ResponseEntity.badRequest().body(ConsoleActions.Result.refused(String.valueOf(ex.getMessage())));
+	}
+
+	/** A parameter that is not of its type ({@code token=abc}): 400 naming it, as a missing one is. */
+	@ExceptionHandler(MethodArgumentTypeMismatchException.class)
+	ResponseEntity<ConsoleActions.Result> badParameter(MethodArgumentTypeMismatchException ex) {
+		Class<?> type = ex.getRequiredType();
+		return ResponseEntity.badRequest().body(ConsoleActions.Result.refused("The console action's parameter '" + ex.getName()
+				+ "' must be " + ((type == Long.class) ? "a whole number" : "a " + ((type != null) ? type.getSimpleName() : "value"))));
 	}
 
 	private boolean mayAct(HttpServletRequest request) {

@@ -115,6 +115,30 @@ class ConsoleActionRequestTests {
 		});
 	}
 
+	@Test
+	void aBadFieldValueAnswers400NamingTheField() {
+		run((context, mvc) -> {
+			StringRedisTemplate redis = context.getBean(StringRedisTemplate.class);
+			MockHttpServletResponse token = act(mvc, "release", "key", "k", "holder", "h.1", "token", "abc");
+			assertThat(token.getStatus()).isEqualTo(400);
+			assertThat(token.getContentAsString()).contains("'token'");
+
+			String longGroup = "g".repeat(2000);
+			MockHttpServletResponse group = act(mvc, "pause", "queue", "work", "group", longGroup);
+			assertThat(group.getStatus()).as(group.getContentAsString()).isEqualTo(400);
+			assertThat(group.getContentAsString()).contains("roup", "2000 bytes", "1024");
+			assertThat(redis.opsForSet().size(this.prefix + "{queue:work}:paused")).as("groups paused").isZero();
+
+			MockHttpServletResponse key = act(mvc, "release", "key", "k".repeat(2000), "holder", "h.1", "token", "7");
+			assertThat(key.getStatus()).as(key.getContentAsString()).isEqualTo(400);
+			assertThat(key.getContentAsString()).contains("2000 bytes", "1024");
+
+			MockHttpServletResponse missing = act(mvc, "pause");
+			assertThat(missing.getStatus()).isEqualTo(400);
+			assertThat(missing.getContentAsString()).contains("'queue'");
+		});
+	}
+
 	private void run(ContextConsumer2 test) {
 		this.runner.run((context) -> {
 			assertThat(context).hasNotFailed();
