@@ -74,7 +74,10 @@ final class ConsoleController {
 			return ResponseEntity.notFound().build();
 		}
 		try (InputStream in = new ClassPathResource("dev/lockstep/console/static/" + name).getInputStream()) {
-			return ResponseEntity.ok().contentType(type).cacheControl(CacheControl.noCache()).body(in.readAllBytes());
+			// no other site may frame the page and steer a click onto its buttons, with Spring Security or without
+			return ResponseEntity.ok().contentType(type).cacheControl(CacheControl.noCache())
+				.header("Content-Security-Policy", "frame-ancestors 'none'")
+				.body(in.readAllBytes());
 		}
 	}
 

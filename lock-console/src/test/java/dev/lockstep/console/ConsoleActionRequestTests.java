@@ -20,14 +20,17 @@ import org.junit.jupiter.api.Timeout;
 import org.slf4j.LoggerFactory;
 
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.assertj.AssertableWebApplicationContext;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.mock.web.MockHttpServletResponse;
+import org.springframework.security.config.annotation.web.builders.HttpSecurity;
 import org.springframework.security.core.userdetails.User;
 import org.springframework.security.provisioning.InMemoryUserDetailsManager;
+import org.springframework.security.web.SecurityFilterChain;
 import org.springframework.test.web.servlet.MockMvc;
 import org.springframework.test.web.servlet.setup.MockMvcBuilders;
 
@@ -37,12 +40,14 @@ import dev.lockstep.annotation.SerialQueueListener;
 import dev.lockstep.testing.TestRedis;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.get;
 import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.post;
 
 /**
  * The console's actions as HTTP requests (MockMvc through the application's Spring Security filter
  * chain, on a real Redis): what a request with a bad or unknown field answers, what it leaves in
- * Redis, and what the action's log line shows of it.
+ * Redis, and what the action's log line shows of it; and that no other site may frame the page
+ * whose buttons act.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
@@ -139,6 +144,32 @@ class ConsoleActionRequestTests {
 		});
 	}
 
+	@Test
+	void noOtherSiteMayFrameThePageWithOrWithoutSpringSecurity() {
+		run((context, mvc) -> {
+			MockHttpServletResponse page = mvc.perform(get("/lockstep/").header("Authorization", operator()))
+				.andReturn()
+				.getResponse();
+			assertThat(page.getStatus()).isEqualTo(200);
+			assertThat(page.getHeader("Content-Security-Policy")).isEqualTo("frame-ancestors 'none'");
+		});
+		new WebApplicationContextRunner()
+			.withClassLoader(new FilteredClassLoader(HttpSecurity.class))
+			.withUserConfiguration(OpenApp.class)
+			.withPropertyValues("spring.data.redis.host=" + TestRedis.standalone().host(),
+					"spring.data.redis.port=" + TestRedis.standalone().port(), "lockstep.key-prefix=" + this.prefix,
+					"lockstep.instance-id=req-3", "lockstep.console.enabled=true", "lockstep.console.actions-enabled=true")
+			.run((context) -> {
+				assertThat(context).hasNotFailed().doesNotHaveBean(SecurityFilterChain.class);
+				MockHttpServletResponse page = MockMvcBuilders.webAppContextSetup(context).build()
+					.perform(get("/lockstep/"))
+					.andReturn()
+					.getResponse();
+				assertThat(page.getStatus()).isEqualTo(200);
+				assertThat(page.getHeader("Content-Security-Policy")).isEqualTo("frame-ancestors 'none'");
+			});
+	}
+
 	private void run(ContextConsumer2 test) {
 		this.runner.run((context) -> {
 			assertThat(context).hasNotFailed();
@@ -152,12 +183,15 @@ class ConsoleActionRequestTests {
 	/** POSTs the action as the operator, with the action header, and the parameters as pairs of name and value. */
 	private static MockHttpServletResponse act(MockMvc mvc, String action, String... parameters) throws Exception {
 		var request = post("/lockstep/api/actions/" + action).header(ConsoleController.ACTION_HEADER, action)
-			.header("Authorization", "Basic " + Base64.getEncoder()
-				.encodeToString("operator:operator-secret".getBytes(StandardCharsets.UTF_8)));
+			.header("Authorization", operator());
 		for (int i = 0; i < parameters.length; i += 2) {
 			request.param(parameters[i], parameters[i + 1]);
 		}
 		return mvc.perform(request).andReturn().getResponse();
+	}
+
+	private static String operator() {
+		return "Basic " + Base64.getEncoder().encodeToString("operator:operator-secret".getBytes(StandardCharsets.UTF_8));
 	}
 
 	interface ContextConsumer2 {
@@ -180,6 +214,13 @@ class ConsoleActionRequestTests {
 		Worker worker() {
 			return new Worker();
 		}
+
+	}
+
+	/** An application without Spring Security. */
+	@Configuration(proxyBeanMethods = false)
+	@EnableAutoConfiguration
+	static class OpenApp {
 
 	}
 
