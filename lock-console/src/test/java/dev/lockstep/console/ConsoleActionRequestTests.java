@@ -19,10 +19,13 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.Timeout;
 import org.slf4j.LoggerFactory;
 
+import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.test.context.FilteredClassLoader;
-import org.springframework.boot.test.context.assertj.AssertableWebApplicationContext;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
+import org.springframework.context.ApplicationContext;
+import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.data.redis.core.StringRedisTemplate;
@@ -33,6 +36,7 @@ import org.springframework.security.provisioning.InMemoryUserDetailsManager;
 import org.springframework.security.web.SecurityFilterChain;
 import org.springframework.test.web.servlet.MockMvc;
 import org.springframework.test.web.servlet.setup.MockMvcBuilders;
+import org.springframework.web.context.WebApplicationContext;
 
 import dev.lockstep.SerialQueue;
 import dev.lockstep.SerialTask;
@@ -55,27 +59,39 @@ class ConsoleActionRequestTests {
 
 	private final String prefix = "console-req-" + UUID.randomUUID().toString().substring(0, 8) + ":";
 
-	private final WebApplicationContextRunner runner = new WebApplicationContextRunner().withUserConfiguration(App.class)
-		.withPropertyValues("spring.data.redis.host=" + TestRedis.standalone().host(),
-				"spring.data.redis.port=" + TestRedis.standalone().port(), "lockstep.key-prefix=" + this.prefix,
-				"lockstep.instance-id=req-1", "lockstep.console.enabled=true", "lockstep.console.heartbeat-interval=200ms",
-				"lockstep.queue.shutdown-timeout=0s", "lockstep.lock.shutdown-timeout=0s");
-
 	private final ListAppender<ILoggingEvent> logged = new ListAppender<>();
 
+	/** One application with Spring Security for the tests (they act on queues and keys of their own). */
+	private ConfigurableApplicationContext context;
+
+	private MockMvc mvc;
+
 	@BeforeAll
-	void captureActionLog() {
+	void start() {
+		this.context = new SpringApplicationBuilder(App.class).web(WebApplicationType.SERVLET)
+			.properties("server.port=0", "spring.main.banner-mode=off", "spring.data.redis.host=" + TestRedis.standalone().host(),
+					"spring.data.redis.port=" + TestRedis.standalone().port(), "lockstep.key-prefix=" + this.prefix,
+					"lockstep.instance-id=req-1", "lockstep.console.enabled=true", "lockstep.console.heartbeat-interval=200ms",
+					"lockstep.queue.shutdown-timeout=0s", "lockstep.lock.shutdown-timeout=0s")
+			.run();
+		this.mvc = MockMvcBuilders.webAppContextSetup((WebApplicationContext) this.context)
+			.addFilters(this.context.getBean("springSecurityFilterChain", Filter.class))
+			.build();
+		// after the start, which sets logging up
 		this.logged.start();
 		((Logger) LoggerFactory.getLogger(ConsoleActions.class)).addAppender(this.logged);
 	}
 
 	@AfterAll
-	void releaseActionLog() {
+	void stop() {
 		((Logger) LoggerFactory.getLogger(ConsoleActions.class)).detachAppender(this.logged);
+		if (this.context != null) {
+			this.context.close();
+		}
 	}
 
 	@Test
-	void actionLogLinesEscapeControlCharactersOfTheRequestsValues() {
+	void actionLogLinesEscapeControlCharactersOfTheRequestsValues() throws Exception {
 		run((context, mvc) -> {
 			String forged = "x\n2026-01-01T00:00:00.000Z  INFO 1 --- [main] d.l.console.ConsoleActions : Lockstep console: "
 					+ "admin asked to discard task 'y': discarded";
@@ -89,7 +105,7 @@ class ConsoleActionRequestTests {
 	}
 
 	@Test
-	void aQueueActionNamesAQueueTheClusterKnowsOrIsRefusedNamingIt() {
+	void aQueueActionNamesAQueueTheClusterKnowsOrIsRefusedNamingIt() throws Exception {
 		run((context, mvc) -> {
 			StringRedisTemplate redis = context.getBean(StringRedisTemplate.class);
 			for (String action : List.of("pause", "resume")) {
@@ -121,7 +137,7 @@ class ConsoleActionRequestTests {
 	}
 
 	@Test
-	void aBadFieldValueAnswers400NamingTheField() {
+	void aBadFieldValueAnswers400NamingTheField() throws Exception {
 		run((context, mvc) -> {
 			StringRedisTemplate redis = context.getBean(StringRedisTemplate.class);
 			MockHttpServletResponse token = act(mvc, "release", "key", "k", "holder", "h.1", "token", "abc");
@@ -145,7 +161,7 @@ class ConsoleActionRequestTests {
 	}
 
 	@Test
-	void noOtherSiteMayFrameThePageWithOrWithoutSpringSecurity() {
+	void noOtherSiteMayFrameThePageWithOrWithoutSpringSecurity() throws Exception {
 		run((context, mvc) -> {
 			MockHttpServletResponse page = mvc.perform(get("/lockstep/").header("Authorization", operator()))
 				.andReturn()
@@ -170,14 +186,8 @@ class ConsoleActionRequestTests {
 			});
 	}
 
-	private void run(ContextConsumer2 test) {
-		this.runner.run((context) -> {
-			assertThat(context).hasNotFailed();
-			MockMvc mvc = MockMvcBuilders.webAppContextSetup(context)
-				.addFilters(context.getBean("springSecurityFilterChain", Filter.class))
-				.build();
-			test.accept(context, mvc);
-		});
+	private void run(ContextConsumer2 test) throws Exception {
+		test.accept(this.context, this.mvc);
 	}
 
 	/** POSTs the action as the operator, with the action header, and the parameters as pairs of name and value. */
@@ -196,7 +206,7 @@ class ConsoleActionRequestTests {
 
 	interface ContextConsumer2 {
 
-		void accept(AssertableWebApplicationContext context, MockMvc mvc) throws Exception;
+		void accept(ApplicationContext context, MockMvc mvc) throws Exception;
 
 	}
 
