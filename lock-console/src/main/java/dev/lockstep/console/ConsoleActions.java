@@ -7,13 +7,19 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import dev.lockstep.LockKeyException;
 import dev.lockstep.LockStateRegistry;
+import dev.lockstep.QueueStats;
 import dev.lockstep.SerialQueue;
+import dev.lockstep.SerialQueueRegistry;
 import dev.lockstep.SerialTask;
+import dev.lockstep.internal.LogText;
 
 /**
  * What an operator may do from the console; each action is logged (logger
  * {@code dev.lockstep.console.ConsoleActions}, INFO) with the user who did it and what came of it.
+ * A request the action cannot take (a queue the cluster does not know, a value Lockstep refuses)
+ * throws {@link IllegalArgumentException}, which the console answers with 400.
  */
 final class ConsoleActions {
 
@@ -27,33 +33,36 @@ final class ConsoleActions {
 
 	private final @Nullable SerialQueue queues;
 
+	private final @Nullable SerialQueueRegistry queueViews;
+
 	private final String instanceId;
 
 	private final JobTriggerRequests requests;
 
 	ConsoleActions(InstanceRecords records, String instanceId, @Nullable LockStateRegistry locks,
-			@Nullable SerialQueue queues, JobTriggerRequests requests) {
+			@Nullable SerialQueue queues, @Nullable SerialQueueRegistry queueViews, JobTriggerRequests requests) {
 		this.records = records;
 		this.instanceId = instanceId;
 		this.locks = locks;
 		this.queues = queues;
+		this.queueViews = queueViews;
 		this.requests = requests;
 	}
 
 	Result redrive(String user, String queue, String taskId) {
 		return logged(user, "redrive task '" + taskId + "' of queue '" + queue + "'",
-				() -> queues().redrive(queue, taskId) ? Result.done("redriven") : Result.refused("not a dead task"));
+				() -> queues(queue).redrive(queue, taskId) ? Result.done("redriven") : Result.refused("not a dead task"));
 	}
 
 	Result discard(String user, String queue, String taskId) {
 		return logged(user, "discard task '" + taskId + "' of queue '" + queue + "'",
-				() -> queues().discard(queue, taskId) ? Result.done("discarded") : Result.refused("not a dead task"));
+				() -> queues(queue).discard(queue, taskId) ? Result.done("discarded") : Result.refused("not a dead task"));
 	}
 
 	/** Redrives or discards every dead task of {@code group} (up to a thousand at a time). */
 	Result allOfGroup(String user, String queue, String group, boolean redrive) {
 		return logged(user, (redrive ? "redrive" : "discard") + " the dead tasks of group '" + group + "' of queue '" + queue + "'", () -> {
-			SerialQueue service = queues();
+			SerialQueue service = queues(queue);
 			List<SerialTask> dead = service.deadLetters(queue, GROUP_BATCH).stream().filter((task) -> task.group().equals(group)).toList();
 			long count = dead.stream().filter((task) -> redrive ? service.redrive(queue, task.id()) : service.discard(queue, task.id())).count();
 			return Result.done(count + " task(s) " + (redrive ? "redriven" : "discarded"));
@@ -63,7 +72,8 @@ final class ConsoleActions {
 	Result pause(String user, String queue, @Nullable String group, boolean pause) {
 		String what = (group != null) ? "group '" + group + "' of queue '" + queue + "'" : "queue '" + queue + "'";
 		return logged(user, (pause ? "pause " : "resume ") + what, () -> {
-			boolean changed = pause ? queues().pause(queue, group) : queues().resume(queue, group);
+			SerialQueue service = queues(queue);
+			boolean changed = pause ? service.pause(queue, group) : service.resume(queue, group);
 			return changed ? Result.done(pause ? "paused" : "resumed") : Result.refused(pause ? "paused already" : "not paused");
 		});
 	}
@@ -102,10 +112,24 @@ final class ConsoleActions {
 		});
 	}
 
-	private SerialQueue queues() {
+	/**
+	 * The serial queue, once {@code queue} is one the cluster knows: this instance or a live one runs
+	 * its tasks, or it has settings of its own, tasks or a pause. A typo is refused rather than act on
+	 * a queue nobody runs (a pause would last for good, on a queue the page never shows).
+	 */
+	private SerialQueue queues(String queue) {
 		SerialQueue service = this.queues;
 		if (service == null) {
 			throw new IllegalStateException("no Lockstep serial queue here");
+		}
+		SerialQueueRegistry views = this.queueViews;
+		boolean known = (views != null && (views.listenedQueues().contains(queue) || views.hasOwnSettings(queue)))
+				|| this.records.all().stream().anyMatch((record) -> record.alive() && record.queues().contains(queue))
+				|| !service.stats(queue).equals(new QueueStats(0, 0, 0, 0)) || service.isPaused(queue)
+				|| !service.pausedGroups(queue).isEmpty();
+		if (!known) {
+			throw new IllegalArgumentException("No queue '" + queue + "' in the cluster (parameter 'queue'): no live instance "
+					+ "runs its tasks, and it has no settings of its own, no task and no pause");
 		}
 		return service;
 	}
@@ -115,11 +139,18 @@ final class ConsoleActions {
 		try {
 			result = run.get();
 		}
+		catch (IllegalArgumentException | LockKeyException ex) {
+			// a bad request (a value Lockstep refuses, such as a lock key too long), answered with 400
+			logger.info("Lockstep console: {} asked to {}: refused, {}", LogText.of(user), LogText.of(action), LogText.of(ex.getMessage()));
+			throw (ex instanceof IllegalArgumentException bad) ? bad : new IllegalArgumentException(ex.getMessage(), ex);
+		}
 		catch (RuntimeException ex) {
-			logger.warn("Lockstep console: {} asked to {}: failed: {}", user, action, ex.toString());
+			logger.warn("Lockstep console: {} asked to {}: failed: {}", LogText.of(user), LogText.of(action), LogText.of(ex.toString()));
 			return new Result(false, ex.getMessage() != null ? ex.getMessage() : ex.toString());
 		}
-		logger.info("Lockstep console: {} asked to {}: {}{}", user, action, result.done() ? "" : "refused, ", result.message());
+		// the names come from the request: escaped, so that a value cannot forge a line of this log
+		logger.info("Lockstep console: {} asked to {}: {}{}", LogText.of(user), LogText.of(action), result.done() ? "" : "refused, ",
+				LogText.of(result.message()));
 		return result;
 	}
 

@@ -103,7 +103,7 @@ public final class ConsoleAutoConfiguration {
 			ClusterView view = new ClusterView(records, history, activity, requests, instanceId.value(), locks.getIfUnique(),
 					queues.getIfUnique(), queueActions.getIfUnique(), jobs.getIfUnique());
 			ConsoleActions actions = new ConsoleActions(records, instanceId.value(), locks.getIfUnique(),
-					queueActions.getIfUnique(), requests);
+					queueActions.getIfUnique(), queues.getIfUnique(), requests);
 			return new ConsoleController(view, actions, properties,
 					ClassUtils.isPresent(SECURITY_CLASS, context.getClassLoader()));
 		}

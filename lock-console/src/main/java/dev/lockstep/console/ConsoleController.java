@@ -23,6 +23,7 @@ import org.springframework.web.bind.annotation.RequestHeader;
 import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.ResponseBody;
+import org.springframework.web.method.annotation.MethodArgumentTypeMismatchException;
 
 /**
  * The console's HTTP side, under {@code lockstep.console.path}: the page and its assets (from this
@@ -73,7 +74,10 @@ final class ConsoleController {
 			return ResponseEntity.notFound().build();
 		}
 		try (InputStream in = new ClassPathResource("dev/lockstep/console/static/" + name).getInputStream()) {
-			return ResponseEntity.ok().contentType(type).cacheControl(CacheControl.noCache()).body(in.readAllBytes());
+			// no other site may frame the page and steer a click onto its buttons, with Spring Security or without
+			return ResponseEntity.ok().contentType(type).cacheControl(CacheControl.noCache())
+				.header("Content-Security-Policy", "frame-ancestors 'none'")
+				.body(in.readAllBytes());
 		}
 	}
 
@@ -123,6 +127,14 @@ final class ConsoleController {
 	@ExceptionHandler(IllegalArgumentException.class)
 	ResponseEntity<ConsoleActions.Result> badRequest(IllegalArgumentException ex) {
 		return ResponseEntity.badRequest().body(ConsoleActions.Result.refused(String.valueOf(ex.getMessage())));
+	}
+
+	/** A parameter that is not of its type ({@code token=abc}): 400 naming it, as a missing one is. */
+	@ExceptionHandler(MethodArgumentTypeMismatchException.class)
+	ResponseEntity<ConsoleActions.Result> badParameter(MethodArgumentTypeMismatchException ex) {
+		Class<?> type = ex.getRequiredType();
+		return ResponseEntity.badRequest().body(ConsoleActions.Result.refused("The console action's parameter '" + ex.getName()
+				+ "' must be " + ((type == Long.class) ? "a whole number" : "a " + ((type != null) ? type.getSimpleName() : "value"))));
 	}
 
 	private boolean mayAct(HttpServletRequest request) {

@@ -3,14 +3,16 @@ package dev.lockstep.console;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.core.io.ClassPathResource;
 import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.data.redis.core.script.RedisScript;
 
 /**
  * The instances' heartbeat records in Redis, under the key prefix (one command per key, so it
@@ -33,6 +35,10 @@ final class InstanceRecords {
 
 	private static final String LINE_SEPARATOR = "\n";
 
+	/** Writes the record's fields and its expiry in one step (instance-record.lua). */
+	private static final RedisScript<Long> WRITE = RedisScript.of(new ClassPathResource("dev/lockstep/console/instance-record.lua"),
+			Long.class);
+
 	private final StringRedisTemplate redis;
 
 	private final String prefix;
@@ -45,7 +51,7 @@ final class InstanceRecords {
 	/** Writes {@code record} as the instance's latest heartbeat. */
 	void write(InstanceRecord record, Duration aliveFor) {
 		String key = this.prefix + "instance:" + record.id();
-		Map<String, String> fields = new HashMap<>();
+		Map<String, String> fields = new LinkedHashMap<>();
 		fields.put("host", record.host());
 		fields.put("version", record.version());
 		fields.put("lockstep", record.lockstepVersion());
@@ -55,9 +61,14 @@ final class InstanceRecords {
 		fields.put("jobs", String.join(LINE_SEPARATOR, record.jobs()));
 		fields.put("runnable", String.join(LINE_SEPARATOR, record.runnable()));
 		fields.put("locks", String.join(LINE_SEPARATOR, record.locks().stream().map(InstanceRecords::line).toList()));
-		// every field is written each time, so a reader never sees the record missing
-		this.redis.opsForHash().putAll(key, fields);
-		this.redis.expire(key, KEPT);
+		// every field is written each time, in place, so a reader never sees the record missing
+		List<String> arguments = new ArrayList<>();
+		arguments.add(Long.toString(KEPT.toMillis()));
+		fields.forEach((name, value) -> {
+			arguments.add(name);
+			arguments.add(value);
+		});
+		this.redis.execute(WRITE, List.of(key), arguments.toArray());
 		this.redis.opsForValue().set(this.prefix + "alive:" + record.id(), record.lockInstance(), aliveFor);
 		String index = this.prefix + "instances";
 		this.redis.opsForZSet().add(index, record.id(), record.heartbeatMillis());

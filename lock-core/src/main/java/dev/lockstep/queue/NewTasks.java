@@ -50,13 +50,28 @@ final class NewTasks {
 		return json;
 	}
 
-	/** Names from callers go into Redis keys and every task record: bounded like lock keys. */
+	/**
+	 * A group to pause: null (the whole queue) or not empty, and bounded as a task's group is (a
+	 * paused group is kept in Redis until resumed).
+	 */
+	static void checkGroupToPause(String queue, @Nullable String group) {
+		Assert.isTrue(group == null || !group.isEmpty(), "Group must not be empty (null pauses the whole queue)");
+		if (group != null) {
+			refuseLonger("Group", "to pause in queue '" + LogText.of(queue) + "'", group, "nothing was changed");
+		}
+	}
+
 	private static void refuseLonger(String what, String queue, String name) {
+		refuseLonger(what, "of a task for queue '" + LogText.of(queue) + "'", name, "nothing was stored");
+	}
+
+	/** Names from callers go into Redis keys and every task record: bounded like lock keys. */
+	private static void refuseLonger(String what, String of, String name, String outcome) {
 		int bytes = name.getBytes(StandardCharsets.UTF_8).length;
 		if (bytes > RedisSerialQueue.MAX_NAME_BYTES) {
 			throw new IllegalArgumentException(what + " '" + LogText.of(name.substring(0, Math.min(name.length(), 64)))
-					+ "...' of a task for queue '" + LogText.of(queue) + "' is " + bytes + " bytes long; at most "
-					+ RedisSerialQueue.MAX_NAME_BYTES + " bytes are allowed; nothing was stored");
+					+ "...' " + of + " is " + bytes + " bytes long; at most " + RedisSerialQueue.MAX_NAME_BYTES
+					+ " bytes are allowed; " + outcome);
 		}
 	}
 

@@ -289,14 +289,14 @@ public class RedisSerialQueue implements SerialQueue, SerialQueueRegistry, Smart
 
 	@Override
 	public boolean pause(String queue, @Nullable String group) {
-		checkGroup(group);
+		NewTasks.checkGroupToPause(queue, group);
 		return await(this.scripts.pause(keys(queue), group, this.callIds.next(), this.commandTimeout.multipliedBy(2)),
 				"pausing " + what(queue, group)) == 1L;
 	}
 
 	@Override
 	public boolean resume(String queue, @Nullable String group) {
-		checkGroup(group);
+		Assert.isTrue(group == null || !group.isEmpty(), "Group must not be empty (null resumes the whole queue)");
 		return await(this.scripts.resume(keys(queue), group, this.callIds.next(), this.commandTimeout.multipliedBy(2)),
 				"resuming " + what(queue, group)) == 1L;
 	}
@@ -309,10 +309,6 @@ public class RedisSerialQueue implements SerialQueue, SerialQueueRegistry, Smart
 	@Override
 	public List<String> pausedGroups(String queue) {
 		return await(this.scripts.paused(keys(queue)), "reading the pauses of queue '" + queue + "'").groups();
-	}
-
-	private static void checkGroup(@Nullable String group) {
-		Assert.isTrue(group == null || !group.isEmpty(), "Group must not be empty (null pauses the whole queue)");
 	}
 
 	private static String what(String queue, @Nullable String group) {

@@ -3,10 +3,12 @@ package dev.lockstep.autoconfigure.actuate;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
+import java.util.function.Supplier;
 
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.actuate.endpoint.Access;
+import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
 import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
@@ -21,6 +23,7 @@ import dev.lockstep.JobMember;
 import dev.lockstep.JobNextSlot;
 import dev.lockstep.JobRun;
 import dev.lockstep.JobSkip;
+import dev.lockstep.LockKeyException;
 import dev.lockstep.LockSnapshot;
 import dev.lockstep.LockStateRegistry;
 import dev.lockstep.QueueStats;
@@ -47,7 +50,10 @@ import dev.lockstep.ratelimit.RedisRateLimiter;
  * {@code QueueEndpointPart}, {@code LimitEndpointPart}), reading through the features' registries
  * ({@link LockStateRegistry}, {@link JobGuardRegistry}, {@link SerialQueueRegistry}).
  * Reading costs Redis one read-only script per job record, per key asked for or waited on; nothing
- * scans the key space. Each read waits at most {@code lockstep.command-timeout}.
+ * scans the key space. Each read waits at most {@code lockstep.command-timeout}. A key or name
+ * Lockstep refuses (a lock key over 1024 bytes, braces in a queue name or a rate-limit key) is a bad
+ * request (HTTP 400, its reason in the body as {@code spring.web.error.include-message} allows), not a
+ * server error.
  * <p>
  * Read-only unless the application says otherwise: the operations that change Redis (a dead task's
  * redrive, {@code POST}, and discard, {@code DELETE}) are there only with
@@ -110,7 +116,7 @@ public final class LockstepEndpoint {
 			return null;
 		}
 		String rest = (path.length > 1) ? String.join("/", Arrays.copyOfRange(path, 1, path.length)) : null;
-		return switch (path[0]) {
+		return checked(() -> switch (path[0]) {
 			case "locks" -> (this.locks != null) ? this.locks.locks(rest) : null;
 			case "permits" -> (this.locks != null) ? this.locks.permits(rest) : null;
 			case "jobs" -> (this.jobs != null) ? this.jobs.read(rest) : null;
@@ -118,7 +124,7 @@ public final class LockstepEndpoint {
 			case "ratelimits" -> this.limits.rateLimits(rest);
 			case "counters" -> this.limits.counter(rest);
 			default -> null;
-		};
+		});
 	}
 
 	/**
@@ -129,7 +135,7 @@ public final class LockstepEndpoint {
 	public @Nullable Redriven redrive(@Selector String part, @Selector String name, @Selector String action,
 			@Selector String taskId) {
 		QueueEndpointPart queues = queuesFor(part, action, "redrive");
-		return (queues != null) ? queues.redrive(name, taskId) : null;
+		return (queues != null) ? checked(() -> queues.redrive(name, taskId)) : null;
 	}
 
 	/**
@@ -140,7 +146,18 @@ public final class LockstepEndpoint {
 	public @Nullable Discarded discard(@Selector String part, @Selector String name, @Selector String kind,
 			@Selector String taskId) {
 		QueueEndpointPart queues = queuesFor(part, kind, "dead");
-		return (queues != null) ? queues.discard(name, taskId) : null;
+		return (queues != null) ? checked(() -> queues.discard(name, taskId)) : null;
+	}
+
+	/** What {@code read} answers; a key or name Lockstep refuses is a bad request rather than a server error. */
+	private static <T> T checked(Supplier<T> read) {
+		try {
+			return read.get();
+		}
+		catch (IllegalArgumentException | LockKeyException ex) {
+			String reason = String.valueOf(ex.getMessage());
+			throw new InvalidEndpointRequestException(reason, reason);
+		}
 	}
 
 	/** The queues' part for a path {@code queues/{name}/<expected>/{taskId}}, or null for another path or without queues. */

@@ -5,6 +5,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -365,6 +366,30 @@ class LockstepEndpointTests {
 		Response counter = get("/actuator/lockstep/counters/signup:launch");
 		assertThat(counter.status()).isEqualTo(200);
 		assertThat(counter.body()).contains("\"current\":3");
+	}
+
+	@Test
+	void aKeyOrNameLockstepRefusesAnswers400NamingWhy() throws Exception {
+		// the reason is in the body as Boot's error handling allows: here, always
+		start(TestRedis.standalone().host(), TestRedis.standalone().port(),
+				"management.endpoints.web.exposure.include=lockstep", "management.endpoint.lockstep.access=unrestricted",
+				"spring.web.error.include-message=always");
+		String longKey = "k".repeat(1100);
+		for (String part : List.of("locks", "permits")) {
+			Response tooLong = get("/actuator/lockstep/" + part + "/" + longKey);
+			assertThat(tooLong.status()).as(part + ": " + tooLong.body()).isEqualTo(400);
+			assertThat(tooLong.body()).contains("1100 bytes", "1024");
+		}
+		// braces would move a key to another hash slot: refused before Redis is called
+		for (String path : List.of("queues/a%7Bb", "ratelimits/a%7Bb", "counters/a%7Bb")) {
+			Response braces = get("/actuator/lockstep/" + path);
+			assertThat(braces.status()).as(path + ": " + braces.body()).isEqualTo(400);
+			assertThat(braces.body()).contains("'a{b'");
+		}
+		assertThat(post("/actuator/lockstep/queues/a%7Bb/redrive/t-1").status()).isEqualTo(400);
+		assertThat(delete("/actuator/lockstep/queues/a%7Bb/dead/t-1").status()).isEqualTo(400);
+		// the endpoint still answers what is fine
+		assertThat(get("/actuator/lockstep/locks/fine").status()).isEqualTo(200);
 	}
 
 	private void start(String host, int port, String... properties) {
