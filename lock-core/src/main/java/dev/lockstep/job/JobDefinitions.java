@@ -31,6 +31,12 @@ final class JobDefinitions implements AnnotatedMethods.Resolver<GuardedJob> {
 
 	private static final Logger logger = LoggerFactory.getLogger(JobDefinitions.class);
 
+	/** Where a job's lockAtLeastFor comes from when it sets none. */
+	private static final String DEFAULT_AT_LEAST = "lockstep.job-guard.lock-at-least-for";
+
+	/** Where a job's lockAtMostFor comes from when it sets none. */
+	private static final String DEFAULT_AT_MOST = "lockstep.job-guard.lock-at-most-for";
+
 	private final GuardedJobs found;
 
 	private final Duration lockAtMostFor;
@@ -71,15 +77,19 @@ final class JobDefinitions implements AnnotatedMethods.Resolver<GuardedJob> {
 		catch (IllegalArgumentException ex) {
 			throw new IllegalStateException(ex.getMessage(), ex);
 		}
-		Duration atMost = (guard != null && StringUtils.hasText(guard.lockAtMostFor()))
+		boolean ownAtMost = guard != null && StringUtils.hasText(guard.lockAtMostFor());
+		boolean ownAtLeast = guard != null && StringUtils.hasText(guard.lockAtLeastFor());
+		Duration atMost = ownAtMost
 				? attributes.duration(source, "lockAtMostFor", guard.lockAtMostFor(), DurationRules::renewedLease)
 				: this.lockAtMostFor;
-		Duration atLeast = (guard != null && StringUtils.hasText(guard.lockAtLeastFor()))
+		Duration atLeast = ownAtLeast
 				? attributes.duration(source, "lockAtLeastFor", guard.lockAtLeastFor(), DurationRules::notNegative)
 				: this.lockAtLeastFor;
 		if (atLeast.compareTo(atMost) > 0) {
-			throw new IllegalStateException(source + ": lockAtLeastFor (" + DurationText.of(atLeast)
-					+ ") must not exceed lockAtMostFor (" + DurationText.of(atMost) + ")");
+			// say where each came from: a default is set by a property, not on the method
+			throw new IllegalStateException(source + ": lockAtLeastFor (" + DurationText.of(atLeast) + ", "
+					+ (ownAtLeast ? "the attribute" : DEFAULT_AT_LEAST) + ") must not exceed lockAtMostFor ("
+					+ DurationText.of(atMost) + ", " + (ownAtMost ? "the attribute" : DEFAULT_AT_MOST) + ")");
 		}
 		Scheduled schedule = cronSchedule(specific);
 		String cron = (schedule != null) ? attributes.resolve(schedule.cron()).trim() : null;

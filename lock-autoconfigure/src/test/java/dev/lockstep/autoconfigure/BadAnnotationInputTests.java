@@ -1,0 +1,82 @@
+package dev.lockstep.autoconfigure;
+
+import java.util.UUID;
+
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+import dev.lockstep.annotation.JobGuard;
+import dev.lockstep.autoconfigure.job.JobGuardAutoConfiguration;
+import dev.lockstep.autoconfigure.queue.SerialQueueAutoConfiguration;
+import dev.lockstep.testing.TestRedis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Bad input met at startup through an annotation: the failure names the method and the thing at
+ * fault, also where the value at fault is a property's rather than the annotation's own.
+ */
+class BadAnnotationInputTests {
+
+	private final ApplicationContextRunner runner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, JacksonAutoConfiguration.class,
+				LockstepAutoConfiguration.class, JobGuardAutoConfiguration.class, SerialQueueAutoConfiguration.class))
+		.withPropertyValues("spring.data.redis.host=" + TestRedis.standalone().host(),
+				"spring.data.redis.port=" + TestRedis.standalone().port(),
+				"lockstep.key-prefix=bad" + UUID.randomUUID().toString().substring(0, 8) + ":");
+
+	@Test
+	void defaultLockAtLeastForOverDefaultLockAtMostForNamesBothProperties() {
+		this.runner.withBean(Plain.class).withPropertyValues("lockstep.job-guard.lock-at-least-for=15m").run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(context.getStartupFailure()).rootCause()
+				.hasMessageContaining("Plain.run()")
+				.hasMessageContaining("lockAtLeastFor (15m, lockstep.job-guard.lock-at-least-for)")
+				.hasMessageContaining("lockAtMostFor (10m, lockstep.job-guard.lock-at-most-for)");
+		});
+	}
+
+	@Test
+	void anAttributeOverTheOtherDefaultNamesTheAttributeAndTheProperty() {
+		this.runner.withBean(OwnAtLeast.class).run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(context.getStartupFailure()).rootCause()
+				.hasMessageContaining("OwnAtLeast.run()")
+				.hasMessageContaining("lockAtLeastFor (20m, the attribute)")
+				.hasMessageContaining("lockAtMostFor (10m, lockstep.job-guard.lock-at-most-for)");
+		});
+		// both the job's own: named as attributes, as before
+		this.runner.withBean(BothOwn.class).run((context) -> assertThat(context.getStartupFailure()).rootCause()
+			.hasMessageContaining("lockAtLeastFor (2m, the attribute)")
+			.hasMessageContaining("lockAtMostFor (1m, the attribute)"));
+	}
+
+	static class Plain {
+
+		@JobGuard
+		public void run() {
+		}
+
+	}
+
+	static class OwnAtLeast {
+
+		@JobGuard(lockAtLeastFor = "20m")
+		public void run() {
+		}
+
+	}
+
+	static class BothOwn {
+
+		@JobGuard(lockAtLeastFor = "2m", lockAtMostFor = "1m")
+		public void run() {
+		}
+
+	}
+
+}
