@@ -10,6 +10,7 @@ import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import dev.lockstep.annotation.JobGuard;
+import dev.lockstep.annotation.SerialQueueListener;
 import dev.lockstep.autoconfigure.job.JobGuardAutoConfiguration;
 import dev.lockstep.autoconfigure.queue.SerialQueueAutoConfiguration;
 import dev.lockstep.testing.TestRedis;
@@ -55,6 +56,16 @@ class BadAnnotationInputTests {
 			.hasMessageContaining("lockAtMostFor (1m, the attribute)"));
 	}
 
+	@Test
+	void aListenersQueueNameWithBracesNamesTheMethod() {
+		this.runner.withBean(BracedListener.class).run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(context.getStartupFailure()).hasMessage("@SerialQueueListener method "
+					+ BracedListener.class.getName() + ".handle: Queue name must not contain '{' or '}' (they would "
+					+ "change the keys' hash slot), was 'a{b}'");
+		});
+	}
+
 	static class Plain {
 
 		@JobGuard
@@ -75,6 +86,14 @@ class BadAnnotationInputTests {
 
 		@JobGuard(lockAtLeastFor = "2m", lockAtMostFor = "1m")
 		public void run() {
+		}
+
+	}
+
+	static class BracedListener {
+
+		@SerialQueueListener(queue = "a{b}")
+		public void handle(String payload) {
 		}
 
 	}

@@ -95,8 +95,14 @@ public final class SerialQueueListeners implements BeanPostProcessor, SmartIniti
 			throw new IllegalStateException("@SerialQueueListener method " + name + " has concurrency " + concurrency
 					+ "; it must be at least 1");
 		}
-		serialQueue.listen(queueName, concurrency,
-				ListenerMethod.of(listener.bean(), listener.invocable(), serialQueue.jsonMapper()), name);
+		TaskHandler handler = ListenerMethod.of(listener.bean(), listener.invocable(), serialQueue.jsonMapper());
+		try {
+			serialQueue.listen(queueName, concurrency, handler, name);
+		}
+		catch (IllegalArgumentException ex) {
+			// the queue's own rules (a name free of braces) name the queue, not the method that named it
+			throw new IllegalStateException("@SerialQueueListener method " + name + ": " + ex.getMessage(), ex);
+		}
 	}
 
 	private String resolve(String value) {
