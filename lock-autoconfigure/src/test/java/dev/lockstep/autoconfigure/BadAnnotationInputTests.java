@@ -9,6 +9,7 @@ import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfigurat
 import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
+import dev.lockstep.annotation.DistributedLock;
 import dev.lockstep.annotation.JobGuard;
 import dev.lockstep.annotation.SerialQueueListener;
 import dev.lockstep.autoconfigure.job.JobGuardAutoConfiguration;
@@ -64,6 +65,35 @@ class BadAnnotationInputTests {
 					+ BracedListener.class.getName() + ".handle: Queue name must not contain '{' or '}' (they would "
 					+ "change the keys' hash slot), was 'a{b}'");
 		});
+	}
+
+	@Test
+	void aNameThatResolvesToBlankFailsNamingTheMethodAndTheAttribute() {
+		this.runner.withBean(BlankJobName.class).run((context) -> assertThat(context.getStartupFailure()).rootCause()
+			.hasMessage("@JobGuard on BadAnnotationInputTests.BlankJobName.run(): name '${app.job-name:}' resolved to a "
+					+ "blank name; set a value, or leave the attribute out for the default (SimpleClassName.methodName)"));
+		this.runner.withBean(BlankLockName.class).run((context) -> assertThat(context.getStartupFailure()).rootCause()
+			.hasMessageStartingWith("@DistributedLock on BadAnnotationInputTests.BlankLockName.work(String): name "
+					+ "'${app.lock-name:}' resolved to a blank name"));
+		// set, it is the name
+		this.runner.withBean(BlankJobName.class).withPropertyValues("app.job-name=nightly")
+			.run((context) -> assertThat(context).hasNotFailed());
+	}
+
+	static class BlankJobName {
+
+		@JobGuard(name = "${app.job-name:}")
+		public void run() {
+		}
+
+	}
+
+	static class BlankLockName {
+
+		@DistributedLock(name = "${app.lock-name:}", key = "#p0")
+		public void work(String id) {
+		}
+
 	}
 
 	static class Plain {

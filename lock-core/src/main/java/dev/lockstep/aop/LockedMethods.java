@@ -45,7 +45,7 @@ final class LockedMethods implements AnnotatedMethods.Resolver<LockedMethod> {
 		}
 		MethodAttributes.requireInterceptable(method, source);
 		String name = (lock != null) ? lock.name() : group.name();
-		name = StringUtils.hasText(name) ? attributes.resolve(name) : userClass.getSimpleName() + "." + method.getName();
+		name = StringUtils.hasText(name) ? attributes.name(source, name) : userClass.getSimpleName() + "." + method.getName();
 		String keyText = (lock != null) ? lock.key() : group.key();
 		String waitText = (lock != null) ? lock.waitTime() : group.waitTime();
 		String leaseText = (lock != null) ? lock.leaseTime() : group.leaseTime();

@@ -12,6 +12,7 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.config.ConfigurableBeanFactory;
 import org.springframework.format.datetime.standard.DurationFormatterUtils;
 import org.springframework.util.ClassUtils;
+import org.springframework.util.StringUtils;
 
 /**
  * Reads the string attributes of Lockstep's annotations the same way for every annotation:
@@ -26,6 +27,22 @@ public final class MethodAttributes {
 	/** Resolves placeholders through {@code beanFactory} from now on. */
 	public void setBeanFactory(ConfigurableBeanFactory beanFactory) {
 		this.beanFactory = beanFactory;
+	}
+
+	/**
+	 * A {@code name} attribute set on the method, resolved; a name that resolves to blank (a
+	 * placeholder with an empty value) is refused rather than let several methods share one.
+	 * @param source the annotation and method, for the message
+	 * @param text the attribute as written, not blank
+	 * @return the name
+	 */
+	public String name(String source, String text) {
+		String resolved = resolve(text);
+		if (!StringUtils.hasText(resolved)) {
+			throw new IllegalStateException(source + ": name '" + text + "' resolved to a blank name; set a value, or "
+					+ "leave the attribute out for the default (SimpleClassName.methodName)");
+		}
+		return resolved;
 	}
 
 	/** {@code value} with its {@code ${...}} placeholders resolved. */

@@ -69,7 +69,7 @@ final class JobDefinitions implements AnnotatedMethods.Resolver<GuardedJob> {
 			throw new IllegalStateException(source + " cannot apply: a skipped firing returns null, which a method returning "
 					+ specific.getReturnType() + " cannot; return void or an object type");
 		}
-		String name = (guard != null && StringUtils.hasText(guard.name())) ? attributes.resolve(guard.name())
+		String name = (guard != null && StringUtils.hasText(guard.name())) ? attributes.name(source, guard.name())
 				: userClass.getSimpleName() + "." + specific.getName();
 		try {
 			NamingRules.insideHashTag(source + ": guard name", name);

@@ -36,7 +36,8 @@ final class RateLimitedMethods implements AnnotatedMethods.Resolver<RateLimitedM
 		List<RateLimitedMethod.Limit> limits = new ArrayList<>();
 		Set<String> names = new HashSet<>();
 		for (RateLimited annotation : annotations) {
-			String name = StringUtils.hasText(annotation.name()) ? attributes.resolve(annotation.name())
+			String name = StringUtils.hasText(annotation.name())
+					? attributes.name("@RateLimited on " + MethodAttributes.describe(method), annotation.name())
 					: userClass.getSimpleName() + "." + method.getName();
 			String source = "@RateLimited" + (StringUtils.hasText(annotation.name()) ? "(name = \"" + name + "\")" : "")
 					+ " on " + MethodAttributes.describe(method);
