@@ -8,6 +8,7 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.scheduling.annotation.Scheduled;
 
 import dev.lockstep.annotation.DistributedLock;
 import dev.lockstep.annotation.JobGuard;
@@ -78,6 +79,24 @@ class BadAnnotationInputTests {
 		// set, it is the name
 		this.runner.withBean(BlankJobName.class).withPropertyValues("app.job-name=nightly")
 			.run((context) -> assertThat(context).hasNotFailed());
+	}
+
+	@Test
+	void aScheduledMethodGuardedByThePropertyIsNamedAsSuchNotAsAJobGuard() {
+		this.runner.withBean(PrivateTick.class).withPropertyValues("lockstep.job-guard.guard-all-scheduled=true")
+			.run((context) -> assertThat(context.getStartupFailure()).rootCause()
+				.hasMessageStartingWith("@Scheduled on BadAnnotationInputTests.PrivateTick.tick() (guarded by "
+						+ "lockstep.job-guard.guard-all-scheduled) cannot apply: the method is private"));
+		// without the property, the guard leaves it alone
+		this.runner.withBean(PrivateTick.class).run((context) -> assertThat(context).hasNotFailed());
+	}
+
+	static class PrivateTick {
+
+		@Scheduled(fixedDelay = 60_000)
+		private void tick() {
+		}
+
 	}
 
 	static class BlankJobName {

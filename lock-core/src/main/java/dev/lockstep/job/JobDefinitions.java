@@ -61,7 +61,9 @@ final class JobDefinitions implements AnnotatedMethods.Resolver<GuardedJob> {
 			return null;
 		}
 		String description = MethodAttributes.describe(specific);
-		String source = "@JobGuard on " + description;
+		// guarded by the property alone, the method has no @JobGuard: say what guards it
+		String source = (guard != null) ? "@JobGuard on " + description
+				: "@Scheduled on " + description + " (guarded by lockstep.job-guard.guard-all-scheduled)";
 		MethodAttributes.requireInterceptable(specific, source);
 		// a suspend method is guarded only where Spring's proxies call it as a publisher: checked here, at startup
 		ReactiveTypes.isSuspending(specific, source);
