@@ -91,8 +91,12 @@ final class ListenerMethod implements TaskHandler {
 			this.method.invoke(this.bean, args);
 		}
 		catch (InvocationTargetException ex) {
+			// the method's own exception or error, so that a dead task's error names it, not the reflective call
 			if (ex.getCause() instanceof Exception cause) {
 				throw cause;
+			}
+			if (ex.getCause() instanceof Error error) {
+				throw error;
 			}
 			throw ex;
 		}
