@@ -3,7 +3,9 @@ package dev.lockstep.queue;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -18,7 +20,7 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * A queue's listener path on a real Redis: what a dead task's error says when a listener method
- * throws.
+ * throws, and a task given back at the shutdown timeout while its listener still runs.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class QueueListenerPathTests {
@@ -44,10 +46,10 @@ class QueueListenerPathTests {
 	@Test
 	void aDeadTaskNamesTheErrorItsListenerMethodThrew() throws Exception {
 		RedisSerialQueue queue = instance("a", new QueueSettings(Duration.ofSeconds(5), 1, Duration.ZERO,
-				Duration.ofMinutes(1)));
-		queue.listen(QUEUE, 1, ListenerMethod.of(new Failing(), Failing.class.getDeclaredMethod("run", Item.class),
-				SerialQueueTests.JSON), "Failing.run");
+				Duration.ofMinutes(1)), (created) -> created.listen(QUEUE, 1, ListenerMethod.of(new Failing(),
+						Failing.class.getDeclaredMethod("run", Item.class), SerialQueueTests.JSON), "Failing.run"));
 
+		// the idle worker is woken by the submit, or looks on its own within a lease (5 s)
 		String id = queue.submit(QUEUE, "g", new Item("g", 1, 0));
 
 		await().atMost(WAIT).until(() -> !queue.deadLetters(QUEUE, 10).isEmpty());
@@ -56,14 +58,70 @@ class QueueListenerPathTests {
 		assertThat(dead.lastError()).isEqualTo(AssertionError.class.getName() + ": the listener's own error");
 	}
 
-	private RedisSerialQueue instance(String name, QueueSettings settings) {
+	/**
+	 * A listener that ignores the interrupt at the shutdown timeout: its task is given back and may
+	 * start elsewhere at once, so the stuck attempt must no longer be current.
+	 */
+	@Test
+	void aTaskGivenBackAtTheShutdownTimeoutIsNoLongerCurrentForItsStuckListener() throws Exception {
+		AtomicReference<SerialTask> running = new AtomicReference<>();
+		CountDownLatch started = new CountDownLatch(1);
+		CountDownLatch letGo = new CountDownLatch(1);
+		TaskHandler stuck = (task, json) -> {
+			running.set(task);
+			started.countDown();
+			long giveUp = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+			while (System.nanoTime() - giveUp < 0) {
+				try {
+					if (letGo.await(100, TimeUnit.MILLISECONDS)) {
+						return;
+					}
+				}
+				catch (InterruptedException ex) {
+					// ignores the interrupt, as a stuck call would
+				}
+			}
+		};
+		// stored before the instance starts, so that its first take starts it (no wake-up to wait for)
+		RedisSerialQueue reader = instance("reader", QueueSettings.DEFAULTS, (created) -> {
+		});
+		String id = reader.submit(QUEUE, "g", new Item("g", 1, 0));
+		RedisSerialQueue a = instance("a", new QueueSettings(Duration.ofSeconds(6), 3, Duration.ZERO,
+				Duration.ofMinutes(1)), (created) -> {
+					created.setShutdownTimeout(Duration.ofMillis(200));
+					created.setCommandTimeout(Duration.ofSeconds(1));
+					created.listen(QUEUE, 1, stuck, "stuck handler");
+				});
+		try {
+			assertThat(started.await(WAIT.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+			assertThat(running.get().isCurrent()).isTrue();
+
+			a.stop();
+
+			assertThat(reader.task(QUEUE, id)).get().extracting(SerialTask::state).isEqualTo(SerialTask.State.QUEUED);
+			assertThat(running.get().isCurrent()).as("the stuck attempt's isCurrent() once its task was given back")
+				.isFalse();
+		}
+		finally {
+			letGo.countDown();
+		}
+	}
+
+	private RedisSerialQueue instance(String name, QueueSettings settings, Setup setup) throws Exception {
 		RedisSerialQueue queue = new RedisSerialQueue(this.redis.factory(), SerialQueueTests.JSON);
 		queue.setKeyPrefix(this.redis.prefix());
 		queue.setInstanceId(name);
 		queue.setDefaults(settings);
+		setup.accept(queue);
 		queue.start();
 		this.instances.add(queue);
 		return queue;
+	}
+
+	interface Setup {
+
+		void accept(RedisSerialQueue queue) throws Exception;
+
 	}
 
 	static class Failing {
