@@ -58,6 +58,20 @@ class QueueListenerPathTests {
 		assertThat(dead.lastError()).isEqualTo(AssertionError.class.getName() + ": the listener's own error");
 	}
 
+	/** A listener method declared on a generic superclass reads the payload as the subclass's type argument. */
+	@Test
+	void aListenerMethodOfAGenericSuperclassReadsThePayloadAsTheBeansTypeArgument() throws Exception {
+		ItemListener bean = new ItemListener();
+		RedisSerialQueue reader = instance("reader", QueueSettings.DEFAULTS, (created) -> {
+		});
+		reader.submit(QUEUE, "g", new Item("g", 7, 0));
+		instance("a", QueueSettings.DEFAULTS, (created) -> created.listen(QUEUE, 1, ListenerMethod.of(bean,
+				GenericListener.class.getDeclaredMethod("run", Object.class), SerialQueueTests.JSON), "ItemListener.run"));
+
+		await().atMost(WAIT).until(() -> bean.received.get() != null);
+		assertThat(bean.received.get()).isEqualTo(new Item("g", 7, 0));
+	}
+
 	/**
 	 * A listener that ignores the interrupt at the shutdown timeout: its task is given back and may
 	 * start elsewhere at once, so the stuck attempt must no longer be current.
@@ -121,6 +135,20 @@ class QueueListenerPathTests {
 	interface Setup {
 
 		void accept(RedisSerialQueue queue) throws Exception;
+
+	}
+
+	abstract static class GenericListener<T> {
+
+		final AtomicReference<Object> received = new AtomicReference<>();
+
+		void run(T payload) {
+			this.received.set(payload);
+		}
+
+	}
+
+	static class ItemListener extends GenericListener<Item> {
 
 	}
 
