@@ -7,7 +7,9 @@ import java.lang.reflect.Type;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JavaType;
 import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.type.TypeFactory;
 
+import org.springframework.aop.support.AopUtils;
 import org.springframework.util.ReflectionUtils;
 
 import dev.lockstep.SerialTask;
@@ -37,7 +39,7 @@ final class ListenerMethod implements TaskHandler {
 		this.payloadIndex = payloadIndex;
 		this.taskIndex = taskIndex;
 		this.jsonMapper = jsonMapper;
-		this.payloadType = jsonMapper.getTypeFactory().constructType(method.getGenericParameterTypes()[payloadIndex]);
+		this.payloadType = payloadType(bean, method, payloadIndex, jsonMapper.getTypeFactory());
 		ReflectionUtils.makeAccessible(method);
 	}
 
@@ -66,6 +68,17 @@ final class ListenerMethod implements TaskHandler {
 		return new ListenerMethod(bean, method, payload, task, jsonMapper);
 	}
 
+	/**
+	 * The payload parameter's type as seen from the bean's class: a method declared on a generic
+	 * superclass ({@code void run(T payload)}) reads the payload as the bean's type argument for
+	 * {@code T}, not as {@code T}'s bound.
+	 */
+	private static JavaType payloadType(Object bean, Method method, int payloadIndex, TypeFactory types) {
+		Type declared = method.getGenericParameterTypes()[payloadIndex];
+		JavaType owner = types.constructType(AopUtils.getTargetClass(bean)).findSuperType(method.getDeclaringClass());
+		return (owner != null) ? types.resolveMemberType(declared, owner.getBindings()) : types.constructType(declared);
+	}
+
 	private static IllegalStateException invalid(Method method, String problem) {
 		return new IllegalStateException("@SerialQueueListener method " + describe(method) + " " + problem);
 	}
@@ -91,8 +104,12 @@ final class ListenerMethod implements TaskHandler {
 			this.method.invoke(this.bean, args);
 		}
 		catch (InvocationTargetException ex) {
+			// the method's own exception or error, so that a dead task's error names it, not the reflective call
 			if (ex.getCause() instanceof Exception cause) {
 				throw cause;
+			}
+			if (ex.getCause() instanceof Error error) {
+				throw error;
 			}
 			throw ex;
 		}

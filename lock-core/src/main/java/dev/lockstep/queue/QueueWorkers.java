@@ -337,6 +337,8 @@ final class QueueWorkers {
 		this.running.forEach((owner, entry) -> {
 			logger.warn("Task {} of queue '{}' still runs after the shutdown timeout; given back to run elsewhere",
 					entry.taskId(), this.keys.queue());
+			// before the release reaches Redis: another attempt may begin at once, the stuck one is not current
+			entry.lost();
 			try {
 				await(this.scripts.release(this.keys, entry.taskId(), owner, "given back: " + this.instanceId
 						+ " stopped and the task did not end within the shutdown timeout"));

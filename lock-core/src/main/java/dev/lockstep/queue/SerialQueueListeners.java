@@ -76,11 +76,11 @@ public final class SerialQueueListeners implements BeanPostProcessor, SmartIniti
 	private void register(Found listener) {
 		RedisSerialQueue serialQueue = this.queue.getObject();
 		String name = ListenerMethod.describe(listener.declared());
-		String queueName = resolve(listener.annotation().queue());
+		String queueName = resolve(name, "queue", listener.annotation().queue());
 		if (queueName.isBlank()) {
 			throw new IllegalStateException("@SerialQueueListener method " + name + " names no queue");
 		}
-		String concurrencyText = resolve(listener.annotation().concurrency());
+		String concurrencyText = resolve(name, "concurrency", listener.annotation().concurrency());
 		int concurrency;
 		try {
 			concurrency = Integer.parseInt(concurrencyText.trim());
@@ -95,7 +95,7 @@ public final class SerialQueueListeners implements BeanPostProcessor, SmartIniti
 			throw new IllegalStateException("@SerialQueueListener method " + name + " has concurrency " + concurrency
 					+ "; it must be at least 1");
 		}
-		TaskHandler handler = ListenerMethod.of(listener.bean(), listener.invocable(), serialQueue.jsonMapper());
+		ListenerMethod handler = ListenerMethod.of(listener.bean(), listener.invocable(), serialQueue.jsonMapper());
 		try {
 			serialQueue.listen(queueName, concurrency, handler, name);
 		}
@@ -105,11 +105,19 @@ public final class SerialQueueListeners implements BeanPostProcessor, SmartIniti
 		}
 	}
 
-	private String resolve(String value) {
+	/** The attribute with its placeholders resolved; an unresolvable one stops startup naming the method. */
+	private String resolve(String method, String attribute, String value) {
 		if (this.beanFactory == null) {
 			return value;
 		}
-		String resolved = this.beanFactory.resolveEmbeddedValue(value);
+		String resolved;
+		try {
+			resolved = this.beanFactory.resolveEmbeddedValue(value);
+		}
+		catch (IllegalArgumentException ex) {
+			throw new IllegalStateException("@SerialQueueListener method " + method + " has " + attribute + " '" + value
+					+ "', which cannot be resolved: " + ex.getMessage(), ex);
+		}
 		return (resolved != null) ? resolved : value;
 	}
 

@@ -12,6 +12,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.context.PropertyPlaceholderAutoConfiguration;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -110,6 +111,22 @@ class SerialQueueAutoConfigurationTests {
 			.contains(TwoPayloads.class.getName() + ".handle").contains("more than one payload parameter"));
 	}
 
+	/**
+	 * As in an application (Boot's placeholder configurer is strict): an unresolvable placeholder or
+	 * a queue name that cannot be a queue's stops startup naming the method.
+	 */
+	@Test
+	void aBadPlaceholderOrQueueNameStopsStartupNamingTheMethod() {
+		ApplicationContextRunner strict = this.runner
+			.withConfiguration(AutoConfigurations.of(PropertyPlaceholderAutoConfiguration.class))
+			.withUserConfiguration(FromProperties.class);
+		strict.withPropertyValues("app.queue=imports").run((context) -> assertThat(messages(context.getStartupFailure()))
+			.contains(FromProperties.class.getName() + ".handle").contains("app.workers"));
+		strict.withPropertyValues("app.queue=imp{orts}", "app.workers=2")
+			.run((context) -> assertThat(messages(context.getStartupFailure()))
+				.contains(FromProperties.class.getName() + ".handle").contains("'imp{orts}'"));
+	}
+
 	@Test
 	void queuesCanBeTurnedOff() {
 		this.runner.withPropertyValues("lockstep.queue.enabled=false")
@@ -153,6 +170,15 @@ class SerialQueueAutoConfigurationTests {
 	static class BadConcurrency {
 
 		@SerialQueueListener(queue = "imports", concurrency = "lots")
+		void handle(ImportRequest request) {
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class FromProperties {
+
+		@SerialQueueListener(queue = "${app.queue}", concurrency = "${app.workers}")
 		void handle(ImportRequest request) {
 		}
 
