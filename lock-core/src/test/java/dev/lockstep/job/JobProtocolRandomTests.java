@@ -45,7 +45,10 @@ import static org.assertj.core.api.Assertions.fail;
  * must change nothing); and claim replies are lost (then undone). In half the runs an instance with
  * a shorter horizon than the others' (a smaller {@code lockstep.job-guard.skew-tolerance}) prunes
  * the slot records every few periods, some periods behind the slots being fired, while an instance
- * whose clock runs late still fires the pruned slots.
+ * whose clock runs late still fires the pruned slots. Firings of the same job without a slot (a
+ * fixed-rate firing, or a run triggered by hand) come in between, and every claim that finds the
+ * guard held must name the holder's slot exactly, none for a run without one (only a slot's run
+ * records its owner and slot in the state hash).
  *
  * <p>Invariant 1: no slot runs twice and no two runs overlap. Invariant 2: no slot is lost while an
  * instance that can run it lives: every slot whose first firer lives through it runs once, whatever
@@ -66,6 +69,9 @@ class JobProtocolRandomTests {
 	private static final long SLOT_STEP = 10;
 
 	private static final long LEASE = 4 * PERIOD;
+
+	/** The slot of a run without one, in the simulation's books. */
+	private static final int NO_SLOT = -1;
 
 	private LettuceConnectionFactory factory;
 
@@ -143,8 +149,14 @@ class JobProtocolRandomTests {
 		/** Each slot's first firer, in the order claims reached Redis. */
 		private final Map<Integer, Instance> firstFirer = new HashMap<>();
 
-		/** Runs in progress whose runner is alive: owner -> slot. */
+		/** Runs in progress whose runner is alive: owner -> slot ({@link #NO_SLOT} for a run without one). */
 		private final Map<String, Integer> running = new HashMap<>();
+
+		/** Every run started: owner -> slot ({@link #NO_SLOT} for a run without one). */
+		private final Map<String, Integer> slotOf = new HashMap<>();
+
+		/** Runs without a slot started (a fixed-rate firing, or one triggered by hand, of the same job). */
+		private int runsWithoutSlot;
 
 		/** Slots in which a claim's reply was lost (and the claim undone): the invariants do not cover them. */
 		private final Set<Integer> disturbed = new HashSet<>();
@@ -192,6 +204,10 @@ class JobProtocolRandomTests {
 			// hold the guard longer; shorter than the guard's lease, so no run loses its guard
 			for (int i = 0; i < slots / 60; i++) {
 				schedule(this.random.nextLong(slots * PERIOD), this::pauseOne);
+			}
+			// firings of the same job without a slot (fixed-rate, or triggered by hand) between the cron slots
+			for (int i = 0; i < slots / 40; i++) {
+				schedule(this.random.nextLong(slots * PERIOD), this::fireWithoutSlot);
 			}
 			if (this.random.nextBoolean()) {
 				// behind the slots being fired by more than a clock within the tolerance
@@ -343,6 +359,21 @@ class JobProtocolRandomTests {
 			}
 		}
 
+		/** A firing without a slot by a live instance: it runs if the guard is free, else it is skipped. */
+		private void fireWithoutSlot() throws Exception {
+			List<Instance> alive = this.instances.stream().filter((i) -> i.alive(this.now) && this.now >= i.pausedUntil).toList();
+			if (alive.isEmpty()) {
+				return;
+			}
+			Instance instance = alive.get(this.random.nextInt(alive.size()));
+			String owner = owner(instance);
+			List<Object> reply = claim(instance, owner, null, JobScripts.Mode.FIRST, null);
+			if (reply.get(0).equals(1L)) {
+				this.runsWithoutSlot++;
+				start(instance, owner, NO_SLOT, false);
+			}
+		}
+
 		/**
 		 * The chosen instance's claim of {@code slot} found the guard held: it gives the slot up if an
 		 * earlier slot's run has held it for the whole time between the two slots (a job longer than its
@@ -414,8 +445,11 @@ class JobProtocolRandomTests {
 
 		private void start(Instance instance, String owner, int slot, boolean takeover) throws Exception {
 			assertThat(this.running).as("runs in progress when %s started slot %d at %d", owner, slot, this.now).isEmpty();
-			this.ranBy.computeIfAbsent(slot, (s) -> new ArrayList<>()).add(instance.id + (takeover ? "*" : ""));
+			if (slot != NO_SLOT) {
+				this.ranBy.computeIfAbsent(slot, (s) -> new ArrayList<>()).add(instance.id + (takeover ? "*" : ""));
+			}
 			this.running.put(owner, slot);
+			this.slotOf.put(owner, slot);
 			this.started.put(owner, this.now);
 			long duration = (this.random.nextInt(10) == 0) ? PERIOD + this.random.nextLong(3 * PERIOD)
 					: this.random.nextLong(PERIOD / 5);
@@ -440,14 +474,14 @@ class JobProtocolRandomTests {
 			this.running.remove(owner);
 			// half the runs keep the guard for lockAtLeastFor after they end, half release it at once
 			long atLeast = (slot % 2 == 0) ? 0 : PERIOD / 10;
-			long released = this.scripts.finish(this.keys, owner, instance.id, slot(slot), 0, 0, null, atLeast, 20).get();
+			long released = this.scripts.finish(this.keys, owner, instance.id, (slot != NO_SLOT) ? slot(slot) : null, 0, 0, null, atLeast, 20).get();
 			assertThat(released).as("%s still held its guard when it finished", owner).isEqualTo(1L);
 			if (this.random.nextInt(20) == 0) {
 				// the same command once more, as a client replays it after a reconnect: nothing changes
 				StringRedisTemplate template = JobProtocolRandomTests.this.template;
 				List<String> history = template.opsForList().range(this.keys.history(), 0, -1);
 				String guard = template.opsForValue().get(this.keys.guard());
-				long again = this.scripts.finish(this.keys, owner, instance.id, slot(slot), 0, 0, null, atLeast, 20).get();
+				long again = this.scripts.finish(this.keys, owner, instance.id, (slot != NO_SLOT) ? slot(slot) : null, 0, 0, null, atLeast, 20).get();
 				assertThat(again).as("%s's finish sent again", owner).isEqualTo(1L);
 				assertThat(template.opsForList().range(this.keys.history(), 0, -1)).as("the history after %s's finish sent again",
 						owner).isEqualTo(history);
@@ -474,12 +508,24 @@ class JobProtocolRandomTests {
 
 		private List<Object> claim(Instance instance, String owner, int slot, JobScripts.Mode mode, @Nullable String holder)
 				throws Exception {
+			return claim(instance, owner, slot(slot), mode, holder);
+		}
+
+		/** A claim of {@code slot}, or of a firing without one when it is null. */
+		private List<Object> claim(Instance instance, String owner, @Nullable Long slot, JobScripts.Mode mode,
+				@Nullable String holder) throws Exception {
 			List<Object> reply = this.scripts
-				.claim(this.keys, instance.id, owner, 600_000, slot(slot), mode, holder, 3_600_000, 600_000)
+				.claim(this.keys, instance.id, owner, 600_000, slot, mode, holder, 3_600_000, 600_000)
 				.get();
 			List<Object> decoded = new ArrayList<>();
 			for (Object part : reply) {
 				decoded.add((part instanceof byte[] bytes) ? new String(bytes, StandardCharsets.UTF_8) : part);
+			}
+			if (decoded.get(0).equals(3L) && decoded.size() >= 6 && this.slotOf.containsKey(decoded.get(5).toString())) {
+				// a claim that found the guard held names the holder's slot exactly: none for a run without one
+				int held = this.slotOf.get(decoded.get(5).toString());
+				assertThat(decoded.get(3).toString()).as("the slot named for %s's run holding the guard", decoded.get(5))
+					.isEqualTo((held == NO_SLOT) ? "" : slot(held).toString());
 			}
 			if (decoded.get(0).equals(0L) && decoded.get(1).toString().contains("pruned")) {
 				this.prunedAway++;
@@ -550,10 +596,12 @@ class JobProtocolRandomTests {
 				.as("slots checked against their chosen instance (others excluded: %s; claims of pruned slots refused: %d)",
 						excluded, this.prunedAway)
 				.isGreaterThan(slots / 10);
+			assertThat(this.runsWithoutSlot).as("runs without a slot between the slots'").isPositive();
 			System.out.printf("job protocol run: tolerance %d, clocks %s, %d slots checked against their chosen instance, "
 					+ "%d ran after waiting for the guard, excluded %s, claims of pruned slots refused %d, finishes sent "
-					+ "again %d, pauses %d%n", this.tolerance, this.halfPeriodApart ? "half a period apart" : "apart up to 0.8 of it",
-					ranOnChosen, waitedAndRan, excluded, this.prunedAway, this.finishesReplayed, this.pauses);
+					+ "again %d, pauses %d, runs without a slot %d%n", this.tolerance,
+					this.halfPeriodApart ? "half a period apart" : "apart up to 0.8 of it", ranOnChosen, waitedAndRan, excluded,
+					this.prunedAway, this.finishesReplayed, this.pauses, this.runsWithoutSlot);
 		}
 
 		private boolean withinTolerance(Instance instance) {
