@@ -12,8 +12,8 @@
 -- prunes the records older than the horizon and the instances long gone.)
 -- KEYS[1] guard (lock value '<instance>:<sequence>:<token>' with a PX lease; the token is the
 --   server time in microseconds when the run started), KEYS[2] state hash (the last skip, and
---   'run.owner' / 'run.slot': the owner id and slot of the latest run claimed, so that a claim that
---   finds the guard held can tell which slot's run holds it),
+--   'run.owner' / 'run.slot': the owner id and slot of the latest run claimed for a slot, so that a
+--   claim that finds the guard held can tell which slot's run holds it),
 -- KEYS[3] slots (zset scored by slot: '<slot>:e:<chosen instance>' for its election,
 --   '<slot>:r:<instance that ran it>' once decided, '<slot>:r:' when its chosen instance gave it up
 --   because the run of an earlier slot still held the guard a whole period later: a job longer than
@@ -216,8 +216,10 @@ if not redis.call('SET', KEYS[1], owner .. ':' .. format_token(now_us), 'NX', 'P
   -- not decided: this instance, or the takeovers queued for the slot, try again
   return reply(3, running, now, holder_slot, started, holder)
 end
-redis.call('HSET', KEYS[2], 'run.owner', owner, 'run.slot', slot)
 if slot ~= '' then
+  -- only a slot's run is recorded: a claim that finds a run without a slot holding the guard sees an
+  -- owner id here that is not the holder's (owner ids are never reused), which reads as 'without a slot'
+  redis.call('HSET', KEYS[2], 'run.owner', owner, 'run.slot', slot)
   table.insert(slot_records, slot)
   table.insert(slot_records, slot .. ':r:' .. instance)
 end
