@@ -63,7 +63,8 @@ final class QueueDrain {
 			for (GroupWorkerProcess worker : workers) {
 				worker.send("listen " + queue + " " + SerialQueueScenario.WORKERS_PER_JVM + " " + deduplicationWindow.toMillis());
 			}
-			long polls = awaitDrained(submitter, queue, Duration.ofMinutes(10));
+			// the drain's time is this check's: read often enough that its resolution is under 0.1% of it
+			long polls = awaitDrained(submitter, queue, Duration.ofMillis(5), Duration.ofMinutes(10));
 			double seconds = (System.nanoTime() - start) / 1e9;
 			CostMeter.Cost cost = meter.stop();
 			CommandCounts commands = cost.commands();
@@ -82,10 +83,11 @@ final class QueueDrain {
 	}
 
 	/**
-	 * Reads the queue's counts every 5 ms until nothing is queued or running, at most {@code limit};
-	 * how many reads it took (their commands are not the queue's cost: see {@link #commandsOfOneCheck}).
+	 * Reads the queue's counts every {@code every} until nothing is queued or running, at most
+	 * {@code limit}; how many reads it took (their commands are not the queue's cost: see
+	 * {@link #commandsOfOneCheck}).
 	 */
-	static long awaitDrained(RedisSerialQueue queue, String name, Duration limit) {
+	static long awaitDrained(RedisSerialQueue queue, String name, Duration every, Duration limit) {
 		long polls = 0;
 		long deadline = System.nanoTime() + limit.toNanos();
 		while (true) {
@@ -97,7 +99,7 @@ final class QueueDrain {
 			if (System.nanoTime() > deadline) {
 				throw new IllegalStateException("Queue " + name + " did not drain: " + stats);
 			}
-			LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
+			LockSupport.parkNanos(every.toNanos());
 		}
 	}
 
