@@ -54,9 +54,15 @@ record QueueMeasurement(long startMicros, List<QueueTaskRun> runs, long commands
 		}
 		List<QueueTaskRun> hot = byGroup.getOrDefault(0, List.of());
 		Histogram hotGaps = new Histogram(3);
+		long hotGapsTotal = 0;
 		for (int i = 1; i < hot.size(); i++) {
-			hotGaps.recordValue(Math.max(0, hot.get(i).startMicros() - hot.get(i - 1).endMicros()));
+			long gap = Math.max(0, hot.get(i).startMicros() - hot.get(i - 1).endMicros());
+			hotGaps.recordValue(gap);
+			hotGapsTotal += gap;
 		}
+		// the span is the hot tasks' own time (the work's sleep, woken late on busy cores) plus the gaps
+		double hotOwnMean = hot.stream().mapToLong((run) -> run.endMicros() - run.startMicros()).average().orElse(0);
+		double hotGapMean = (hot.size() > 1) ? (double) hotGapsTotal / (hot.size() - 1) : 0;
 		long hotSpan = hot.isEmpty() ? 0 : hot.get(hot.size() - 1).endMicros() - hot.get(0).startMicros();
 		RunResult result = new RunResult();
 		if (this.emptyTakes != null) {
@@ -74,12 +80,13 @@ record QueueMeasurement(long startMicros, List<QueueTaskRun> runs, long commands
 			.with(SerialQueueScenario.OUT_OF_ORDER.name(), outOfOrder)
 			.withOverlaps(overlaps)
 			.withLatencies(coldWaits)
-			.withNote(String.format(Locale.ROOT, "%d of %d tasks ran%s; hot group: first start %.0f ms, span %.0f ms, gap "
-					+ "between its tasks p50 %.2f ms, p99 %.2f ms; per task: %s", runs().size(), workload.tasks(),
+			.withNote(String.format(Locale.ROOT, "%d of %d tasks ran%s; hot group: first start %.0f ms, span %.0f ms, "
+					+ "a task's own time mean %.3f ms (its work %.3f ms), gap between its tasks mean %.3f ms, p50 %.2f ms, "
+					+ "p99 %.2f ms; per task: %s", runs().size(), workload.tasks(),
 					finished ? "" : " before the time limit (makespan projected; cold tasks not run count as waiting "
 							+ "the whole run)",
 					hot.isEmpty() ? 0.0 : (hot.get(0).startMicros() - this.startMicros) / 1000.0, hotSpan / 1000.0,
-					hotGaps.getValueAtPercentile(50) / 1000.0, hotGaps.getValueAtPercentile(99) / 1000.0,
+					hotOwnMean / 1000.0, workload.workMicros() / 1000.0, hotGapMean / 1000.0, hotGaps.getValueAtPercentile(50) / 1000.0, hotGaps.getValueAtPercentile(99) / 1000.0,
 					this.commandsPerTask));
 	}
 
