@@ -98,7 +98,7 @@ class QueueLateListenerTests {
 
 	@Test
 	void theFirstListenerOfAnInstanceStartedWithoutOneHearsTheWakeUpOfItsFirstTask() throws Exception {
-		for (int i = 0; i < 5; i++) {
+		for (int i = 0; i < 3; i++) {
 			String queue = "first-" + i;
 			RedisSerialQueue instance = instance("instance-" + i, throughProxy(Duration.ofMillis(50)));
 			instance.start();
@@ -113,7 +113,7 @@ class QueueLateListenerTests {
 
 	@Test
 	void aListenerAddedWhileTheFirstSubscriptionIsUnderWayHearsItsWakeUps() throws Exception {
-		for (int i = 0; i < 3; i++) {
+		for (int i = 0; i < 2; i++) {
 			String first = "first-" + i;
 			String second = "second-" + i;
 			RedisSerialQueue instance = instance("instance-" + i, throughProxy(Duration.ofMillis(100)));
