@@ -170,6 +170,22 @@ final class IdleWorkers {
 		return taken[0];
 	}
 
+	/**
+	 * Redis confirmed the SUBSCRIBE of the queue's channel, the first time or again after a
+	 * reconnect: a wake-up published before it was heard by nobody here, and the task it was for
+	 * would wait for {@link #IDLE_LOOK} (a worker that started with a listener added to a running
+	 * instance may have taken nothing and gone idle before the confirmation). Every idle worker
+	 * wakes (or the next to go idle, up to one per worker): the first takes as usual, the others as
+	 * woken workers, so that as many groups start as workers are idle.
+	 */
+	void subscribed() {
+		this.lookAsked.set(true);
+		int missing = this.concurrency - this.wakeUps.availablePermits();
+		if (missing > 0) {
+			this.wakeUps.release(missing);
+		}
+	}
+
 	/** Every worker wakes (the workers stop). */
 	void wakeAll() {
 		this.wakeUps.release(this.concurrency);

@@ -306,6 +306,15 @@ final class QueueWorkers {
 		this.idle.heard(message.getBody());
 	}
 
+	/**
+	 * Redis confirmed the SUBSCRIBE of the queue's channel, the first time or again after a reconnect:
+	 * wake-ups published before it went unheard (see {@link IdleWorkers#subscribed}). Runs on the
+	 * subscription's connection thread: it only releases permits.
+	 */
+	void subscribed() {
+		this.idle.subscribed();
+	}
+
 	/** For tests: how long a wake-up told to another instance first waits for its take. */
 	void hedgeDelay(Duration delay) {
 		this.idle.hedgeDelay(delay);

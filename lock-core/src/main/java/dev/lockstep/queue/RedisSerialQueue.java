@@ -201,7 +201,10 @@ public class RedisSerialQueue implements SerialQueue, SerialQueueRegistry, Smart
 				this.commandTimeout, this.instanceId, this.listener, RedisAddress.of(this.connectionFactory));
 		this.workers.put(queue, added);
 		if (this.running) {
-			this.wakeUps.listen(keys.channel(), (message, pattern) -> added.heard(message));
+			// the workers start at once, maybe before Redis confirmed the channel's SUBSCRIBE (when this is
+			// the first queue listened to, the subscription starts on its own thread): a wake-up published
+			// in between goes unheard, so the confirmation makes the idle workers look (QueueWorkers.subscribed)
+			this.wakeUps.listen(keys.channel(), (message, pattern) -> added.heard(message), added::subscribed);
 			this.wakeUps.start(Duration.ZERO);
 			added.start(this.timer);
 		}
@@ -343,8 +346,10 @@ public class RedisSerialQueue implements SerialQueue, SerialQueueRegistry, Smart
 		// instance's woken worker started one (see QueueWorkers.heard)
 		WakeUpSubscription subscription = new WakeUpSubscription(this.connectionFactory, "lockstep-queue-wake-ups",
 				"idle workers look every " + IdleWorkers.IDLE_LOOK);
+		// each channel's confirmed SUBSCRIBE (also again after a reconnect) makes its idle workers look:
+		// wake-ups published before it went unheard
 		this.workers.values().forEach((queue) -> subscription.listen(queue.keys().channel(),
-				(message, pattern) -> queue.heard(message)));
+				(message, pattern) -> queue.heard(message), queue::subscribed));
 		if (!this.workers.isEmpty()) {
 			subscription.start(this.commandTimeout);
 		}

@@ -1,13 +1,19 @@
 package dev.lockstep.internal.redis;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import org.springframework.core.task.SyncTaskExecutor;
+import org.springframework.data.redis.connection.Message;
 import org.springframework.data.redis.connection.MessageListener;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.SubscriptionListener;
 import org.springframework.data.redis.listener.ChannelTopic;
 import org.springframework.data.redis.listener.RedisMessageListenerContainer;
 
@@ -19,7 +25,9 @@ import dev.lockstep.internal.DaemonThreads;
  * permit). The subscription starts on a thread of its own and, while Redis cannot be reached, the
  * container keeps retrying every two seconds, so that an application can start while Redis is
  * down; a feature must not depend on every wake-up arriving (the lock's heartbeats and the queue's
- * idle looks stand in). Internal to Lockstep.
+ * idle looks stand in). A message published before Redis confirmed the SUBSCRIBE of its channel is
+ * not heard: a feature can be told of each confirmation, channel by channel (the first, and again
+ * after a reconnect), to look for what it may have missed. Internal to Lockstep.
  */
 public final class WakeUpSubscription {
 
@@ -35,6 +43,9 @@ public final class WakeUpSubscription {
 	private final String redis;
 
 	private boolean started;
+
+	/** Each channel listened to, and whether Redis confirmed its SUBSCRIBE yet. */
+	private final Map<String, Channel> channels = new ConcurrentHashMap<>();
 
 	/**
 	 * @param connectionFactory the application's Redis
@@ -54,7 +65,45 @@ public final class WakeUpSubscription {
 
 	/** Adds {@code listener} for {@code channel}, also once the subscription has started. */
 	public void listen(String channel, MessageListener listener) {
-		this.container.addMessageListener(listener, new ChannelTopic(channel));
+		listen(channel, listener, null);
+	}
+
+	/**
+	 * Adds {@code listener} for {@code channel}, also once the subscription has started; then
+	 * {@code subscribed}, if given, runs each time Redis confirms the channel's SUBSCRIBE (the first
+	 * time, and again after a reconnect), on the subscription's connection thread: it must not block.
+	 * Messages published before a confirmation may have gone unheard. When the subscription is running
+	 * already, this returns once Redis confirmed the channel (or the container gave up waiting).
+	 */
+	public void listen(String channel, MessageListener listener, @Nullable Runnable subscribed) {
+		Channel added = new Channel(listener, subscribed);
+		this.channels.put(channel, added);
+		this.container.addMessageListener(added, new ChannelTopic(channel));
+		resubscribeMissing();
+	}
+
+	/**
+	 * Subscribes again each channel Redis has not confirmed while the subscription is confirmed: the
+	 * container leaves out a channel added while its first SUBSCRIBE was under way (it subscribes
+	 * the channels it had when it began, and a channel added meanwhile only waits for that).
+	 * Adding the same listener again sends the SUBSCRIBE; Redis confirms an existing one again.
+	 */
+	private void resubscribeMissing() {
+		if (!this.container.isListening()) {
+			// the container subscribes every channel when it starts listening (see subscribe)
+			return;
+		}
+		this.channels.forEach((channel, listened) -> {
+			if (!listened.confirmed) {
+				try {
+					this.container.addMessageListener(listened, new ChannelTopic(channel));
+				}
+				catch (RuntimeException ex) {
+					logger.warn("Lockstep {} could not subscribe channel {} on {}; {}: {}", this.name, channel, this.redis,
+							this.meanwhile, ex.getMessage());
+				}
+			}
+		});
 	}
 
 	/**
@@ -85,6 +134,7 @@ public final class WakeUpSubscription {
 	private void subscribe() {
 		try {
 			this.container.start();
+			resubscribeMissing();
 		}
 		catch (RuntimeException ex) {
 			logger.warn("Lockstep {} are not subscribed on {}; {}: {}", this.name, this.redis, this.meanwhile,
@@ -95,6 +145,40 @@ public final class WakeUpSubscription {
 	/** Whether the subscription is confirmed by Redis. */
 	public boolean isListening() {
 		return this.container.isListening();
+	}
+
+	/** One channel's listener, told when Redis confirms the channel's SUBSCRIBE. */
+	private static final class Channel implements MessageListener, SubscriptionListener {
+
+		private final MessageListener listener;
+
+		private final @Nullable Runnable subscribed;
+
+		private volatile boolean confirmed;
+
+		Channel(MessageListener listener, @Nullable Runnable subscribed) {
+			this.listener = listener;
+			this.subscribed = subscribed;
+		}
+
+		@Override
+		public void onMessage(Message message, byte @Nullable [] pattern) {
+			this.listener.onMessage(message, pattern);
+		}
+
+		@Override
+		public void onChannelSubscribed(byte[] channel, long count) {
+			this.confirmed = true;
+			if (this.subscribed != null) {
+				try {
+					this.subscribed.run();
+				}
+				catch (RuntimeException ex) {
+					logger.warn("A listener to the SUBSCRIBE of {} failed", new String(channel, StandardCharsets.UTF_8), ex);
+				}
+			}
+		}
+
 	}
 
 	public void close() {
