@@ -32,8 +32,8 @@ import static org.awaitility.Awaitility.await;
  * after its workers went idle, and later ones, however its queue's channel came to be subscribed:
  * beside a queue subscribed already, as the first queue of an instance started without listeners
  * (the subscription then starts on a thread of its own, after the workers), while that first
- * subscription is under way, and after the subscription's connection was cut while a wake-up was
- * published. The lease (60 s) and the idle look (30 s) are far longer than the 2 s a task is given
+ * subscription is under way, after the subscription's connection was cut while a wake-up was
+ * published, and when the listener was added while Redis was cut off (its SUBSCRIBE failed). The lease (60 s) and the idle look (30 s) are far longer than the 2 s a task is given
  * to start: a wake-up nobody heard shows as a task not started in time. Submits and the probes of
  * the idle mark go straight to Redis; the instance under test reaches it through a proxy whose
  * replies come late, which widens the window between a worker's first take and the confirmed
@@ -154,6 +154,32 @@ class QueueLateListenerTests {
 			String queue = this.started.poll(10, TimeUnit.SECONDS);
 			assertThat(queue).as("the task submitted while the subscription was cut, in round %d, 10 s after", round)
 				.isEqualTo("cut");
+		}
+	}
+
+	/**
+	 * A listener added while the instance's every connection is cut and refused: adding it neither
+	 * fails nor leaves the queue half-registered, and its tasks run once Redis is back.
+	 */
+	@Test
+	void aListenerAddedWhileRedisIsCutOffRunsItsTasksOnceItIsBack() throws Exception {
+		FaultProxy proxy = FaultProxy.start(TestRedis.standalone().host(), TestRedis.standalone().port());
+		this.proxies.add(proxy);
+		RedisSerialQueue instance = instance("cut-off", factory(proxy));
+		instance.listen("before", 1, recording("before"), "test handler before");
+		instance.start();
+		awaitIdleMark("before");
+		proxy.refuseNew();
+		proxy.cutAll();
+		await().atMost(Duration.ofSeconds(5)).until(() -> proxy.openConnections() == 0);
+		instance.listen("added", 1, recording("added"), "test handler added");
+		assertThat(instance.listenedQueues()).containsExactly("before", "added");
+		proxy.heal();
+		for (int task = 0; task < 2; task++) {
+			submitOnceIdle("added", task);
+			String queue = this.started.poll(10, TimeUnit.SECONDS);
+			assertThat(queue).as("task %d of the queue listened to while Redis was cut off, 10 s after", task)
+				.isEqualTo("added");
 		}
 	}
 

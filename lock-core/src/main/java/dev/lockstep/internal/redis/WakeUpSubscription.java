@@ -4,6 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -47,6 +48,9 @@ public final class WakeUpSubscription {
 	/** Each channel listened to, and whether Redis confirmed its SUBSCRIBE yet. */
 	private final Map<String, Channel> channels = new ConcurrentHashMap<>();
 
+	/** Whether a thread subscribes the channels left out now (see {@link #confirmedOne}). */
+	private final AtomicBoolean resubscribing = new AtomicBoolean();
+
 	/**
 	 * @param connectionFactory the application's Redis
 	 * @param name the subscription's name, which also names its thread ({@code lockstep-wake-ups})
@@ -78,7 +82,16 @@ public final class WakeUpSubscription {
 	public void listen(String channel, MessageListener listener, @Nullable Runnable subscribed) {
 		Channel added = new Channel(listener, subscribed);
 		this.channels.put(channel, added);
-		this.container.addMessageListener(added, new ChannelTopic(channel));
+		try {
+			this.container.addMessageListener(added, new ChannelTopic(channel));
+		}
+		catch (RuntimeException ex) {
+			// Redis did not answer the SUBSCRIBE: the channel stays in the container's books, and is
+			// subscribed again once a confirmation shows the connection back (see Channel)
+			logger.warn("Lockstep {} could not subscribe channel {} on {} yet; {}: {}", this.name, channel, this.redis,
+					this.meanwhile, ex.getMessage());
+			return;
+		}
 		resubscribeMissing();
 	}
 
@@ -142,13 +155,32 @@ public final class WakeUpSubscription {
 		}
 	}
 
+	/**
+	 * Redis confirmed a channel's SUBSCRIBE (a reconnect confirms every channel the connection had
+	 * again): a channel whose SUBSCRIBE failed meanwhile (added while Redis did not answer) is
+	 * subscribed now, off the connection's thread, which the SUBSCRIBE's own confirmation needs.
+	 */
+	private void confirmedOne() {
+		if (this.channels.values().stream().anyMatch((channel) -> !channel.confirmed)
+				&& this.resubscribing.compareAndSet(false, true)) {
+			DaemonThreads.start(this.name + "-resubscriber", () -> {
+				try {
+					resubscribeMissing();
+				}
+				finally {
+					this.resubscribing.set(false);
+				}
+			});
+		}
+	}
+
 	/** Whether the subscription is confirmed by Redis. */
 	public boolean isListening() {
 		return this.container.isListening();
 	}
 
 	/** One channel's listener, told when Redis confirms the channel's SUBSCRIBE. */
-	private static final class Channel implements MessageListener, SubscriptionListener {
+	private final class Channel implements MessageListener, SubscriptionListener {
 
 		private final MessageListener listener;
 
@@ -169,6 +201,7 @@ public final class WakeUpSubscription {
 		@Override
 		public void onChannelSubscribed(byte[] channel, long count) {
 			this.confirmed = true;
+			confirmedOne();
 			if (this.subscribed != null) {
 				try {
 					this.subscribed.run();
