@@ -149,6 +149,16 @@ class ConsoleActionRequestTests {
 			assertThat(group.getStatus()).as(group.getContentAsString()).isEqualTo(400);
 			assertThat(group.getContentAsString()).contains("roup", "2000 bytes", "1024");
 			assertThat(redis.opsForSet().size(this.prefix + "{queue:work}:paused")).as("groups paused").isZero();
+			MockHttpServletResponse resume = act(mvc, "resume", "queue", "work", "group", longGroup);
+			assertThat(resume.getStatus()).as(resume.getContentAsString()).isEqualTo(400);
+			assertThat(resume.getContentAsString()).contains("Group 'ggg", "to resume in queue 'work'", "2000 bytes", "1024");
+
+			String longQueue = "q".repeat(2000);
+			for (String action : List.of("pause", "resume", "redrive", "discard", "redrive-group")) {
+				MockHttpServletResponse queue = act(mvc, action, "queue", longQueue, "task", "t-1", "group", "g");
+				assertThat(queue.getStatus()).as(action + ": " + queue.getContentAsString()).isEqualTo(400);
+				assertThat(queue.getContentAsString()).as(action).contains("Queue name 'qqq", "2000 bytes", "1024");
+			}
 
 			MockHttpServletResponse key = act(mvc, "release", "key", "k".repeat(2000), "holder", "h.1", "token", "7");
 			assertThat(key.getStatus()).as(key.getContentAsString()).isEqualTo(400);
