@@ -137,6 +137,31 @@ class ConsoleActionRequestTests {
 	}
 
 	@Test
+	void runNowOfAJobNoLiveInstanceGuardsAnswers400NamingItAndAsksNothing() throws Exception {
+		run((context, mvc) -> {
+			StringRedisTemplate redis = context.getBean(StringRedisTemplate.class);
+			MockHttpServletResponse unknown = act(mvc, "trigger", "job", "nightlly");
+			assertThat(unknown.getStatus()).as(unknown.getContentAsString()).isEqualTo(400);
+			assertThat(unknown.getContentAsString()).contains("'job'", "no live instance guards job 'nightlly'");
+			assertThat(redis.hasKey(this.prefix + "console:job-trigger:nightlly")).as("a request asked").isFalse();
+			assertThat(redis.hasKey(this.prefix + "console:job-triggers:nightlly")).as("a request recorded").isFalse();
+
+			// a job a live instance guards but cannot call: known, so refused as an action, not as a bad request
+			InstanceRecords records = new InstanceRecords(context.getBean(ConsoleRedis.class));
+			records.write(new InstanceRecords.InstanceRecord("req-4", "host", "1", "1", "req-4.run", System.currentTimeMillis(),
+					List.of(), List.of("with-arguments", "report"), List.of("report"), List.of(), true), Duration.ofMinutes(1));
+			MockHttpServletResponse known = act(mvc, "trigger", "job", "with-arguments");
+			assertThat(known.getStatus()).as(known.getContentAsString()).isEqualTo(200);
+			assertThat(known.getContentAsString()).contains("\"done\":false", "takes arguments");
+			// and one it can call: asked
+			MockHttpServletResponse runnable = act(mvc, "trigger", "job", "report");
+			assertThat(runnable.getStatus()).as(runnable.getContentAsString()).isEqualTo(200);
+			assertThat(runnable.getContentAsString()).contains("\"done\":true", "req-4");
+			assertThat(redis.hasKey(this.prefix + "console:job-trigger:report")).isTrue();
+		});
+	}
+
+	@Test
 	void aBadFieldValueAnswers400NamingTheField() throws Exception {
 		run((context, mvc) -> {
 			StringRedisTemplate redis = context.getBean(StringRedisTemplate.class);
