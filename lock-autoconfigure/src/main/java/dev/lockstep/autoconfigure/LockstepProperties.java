@@ -52,6 +52,13 @@ public record LockstepProperties(@DefaultValue("true") boolean enabled,
 		NamingRules.keyPrefix("lockstep.key-prefix", keyPrefix);
 		if (instanceId != null) {
 			NamingRules.instanceId("lockstep.instance-id", instanceId);
+			String alias = jobGuard.instanceIdAlias();
+			if (alias != null && !alias.equals(instanceId)) {
+				// one of the two would be dropped without a word: the instance would not be named as its operator thinks
+				throw new IllegalArgumentException("lockstep.instance-id ('" + instanceId + "') and its deprecated alias "
+						+ "lockstep.job-guard.instance-id ('" + alias + "') are both set, to different values; set "
+						+ "lockstep.instance-id only");
+			}
 		}
 		DurationRules.positive("lockstep.command-timeout", commandTimeout);
 		DurationRules.atLeast("lockstep.heartbeat-interval", heartbeatInterval, DurationRules.SHORTEST_HEARTBEAT);
@@ -59,7 +66,8 @@ public record LockstepProperties(@DefaultValue("true") boolean enabled,
 
 	/**
 	 * This instance's name: {@code lockstep.instance-id}, else the deprecated
-	 * {@code lockstep.job-guard.instance-id}, else null (the auto-configuration draws one).
+	 * {@code lockstep.job-guard.instance-id}, else null (the auto-configuration draws one). Both set
+	 * to different values fail the binding.
 	 * @return the name configured, or null
 	 */
 	public @Nullable String configuredInstanceId() {

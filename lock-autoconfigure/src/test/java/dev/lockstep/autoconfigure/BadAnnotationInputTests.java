@@ -69,6 +69,19 @@ class BadAnnotationInputTests {
 	}
 
 	@Test
+	void aListenersQueueNameOver1024BytesNamesTheMethodAndTheName() {
+		this.runner.withBean(PlaceholderListener.class).withPropertyValues("app.queue=" + "q".repeat(1025)).run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(context.getStartupFailure()).hasMessage("@SerialQueueListener method "
+					+ PlaceholderListener.class.getName() + ".handle: Queue name '" + "q".repeat(64) + "...' is 1025 bytes "
+					+ "long; at most 1024 bytes are allowed");
+		});
+		// 1024 bytes fit
+		this.runner.withBean(PlaceholderListener.class).withPropertyValues("app.queue=" + "q".repeat(1024))
+			.run((context) -> assertThat(context).hasNotFailed());
+	}
+
+	@Test
 	void aNameThatResolvesToBlankFailsNamingTheMethodAndTheAttribute() {
 		this.runner.withBean(BlankJobName.class).run((context) -> assertThat(context.getStartupFailure()).rootCause()
 			.hasMessage("@JobGuard on BadAnnotationInputTests.BlankJobName.run(): name '${app.job-name:}' resolved to a "
@@ -142,6 +155,14 @@ class BadAnnotationInputTests {
 	static class BracedListener {
 
 		@SerialQueueListener(queue = "a{b}")
+		public void handle(String payload) {
+		}
+
+	}
+
+	static class PlaceholderListener {
+
+		@SerialQueueListener(queue = "${app.queue}")
 		public void handle(String payload) {
 		}
 

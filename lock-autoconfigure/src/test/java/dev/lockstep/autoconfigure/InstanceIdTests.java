@@ -41,8 +41,19 @@ class InstanceIdTests {
 	@Test
 	void theOldJobGuardPropertyStillNamesItForAllThree() {
 		this.runner.withPropertyValues("lockstep.job-guard.instance-id=old-1").run((context) -> assertNamed(context, "old-1"));
-		this.runner.withPropertyValues("lockstep.job-guard.instance-id=old-1", "lockstep.instance-id=new-1")
-			.run((context) -> assertNamed(context, "new-1"));
+		// both, agreeing (an application part way through the rename): the one name
+		this.runner.withPropertyValues("lockstep.job-guard.instance-id=node-1", "lockstep.instance-id=node-1")
+			.run((context) -> assertNamed(context, "node-1"));
+	}
+
+	@Test
+	void bothPropertiesSetToDifferentValuesStopStartupNamingBothAndTheirValues() {
+		this.runner.withPropertyValues("lockstep.job-guard.instance-id=old-1", "lockstep.instance-id=new-1").run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(context.getStartupFailure()).rootCause()
+				.hasMessage("lockstep.instance-id ('new-1') and its deprecated alias lockstep.job-guard.instance-id "
+						+ "('old-1') are both set, to different values; set lockstep.instance-id only");
+		});
 	}
 
 	@Test

@@ -120,10 +120,14 @@ class PropertiesBindingTests {
 	}
 
 	@Test
-	void theDeprecatedJobGuardInstanceIdNamesTheInstanceUnlessTheNewPropertyIsSet() {
+	void theDeprecatedJobGuardInstanceIdNamesTheInstanceUnlessTheNewPropertySaysOtherwise() {
 		assertThat(bind(Map.of("lockstep.job-guard.instance-id", "old-1")).configuredInstanceId()).isEqualTo("old-1");
-		assertThat(bind(Map.of("lockstep.job-guard.instance-id", "old-1", "lockstep.instance-id", "new-1"))
-			.configuredInstanceId()).isEqualTo("new-1");
+		assertThat(bind(Map.of("lockstep.instance-id", "new-1")).configuredInstanceId()).isEqualTo("new-1");
+		assertThat(bind(Map.of("lockstep.job-guard.instance-id", "same-1", "lockstep.instance-id", "same-1"))
+			.configuredInstanceId()).isEqualTo("same-1");
+		assertThat(catchThrowable(() -> bind(Map.of("lockstep.job-guard.instance-id", "old-1", "lockstep.instance-id",
+				"new-1")))).hasStackTraceContaining("lockstep.instance-id ('new-1') and its deprecated alias "
+						+ "lockstep.job-guard.instance-id ('old-1') are both set, to different values");
 		assertThat(bind(Map.of()).configuredInstanceId()).isNull();
 	}
 

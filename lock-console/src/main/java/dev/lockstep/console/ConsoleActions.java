@@ -18,8 +18,9 @@ import dev.lockstep.internal.LogText;
 /**
  * What an operator may do from the console; each action is logged (logger
  * {@code dev.lockstep.console.ConsoleActions}, INFO) with the user who did it and what came of it.
- * A request the action cannot take (a queue the cluster does not know, a value Lockstep refuses)
- * throws {@link IllegalArgumentException}, which the console answers with 400.
+ * A request the action cannot take (a queue the cluster does not know, a job no live instance
+ * guards, a value Lockstep refuses) throws {@link IllegalArgumentException}, which the console
+ * answers with 400.
  */
 final class ConsoleActions {
 
@@ -81,15 +82,19 @@ final class ConsoleActions {
 	/**
 	 * Asks for a run of {@code job} now: the first live instance that guards it to see the request
 	 * (at its next heartbeat) calls it through the job guard, once (see {@link JobTriggerRequests}).
+	 * A job no live instance guards is refused as a bad request, as an unknown queue is: nothing
+	 * could take the request.
 	 */
 	Result trigger(String user, String job) {
 		return logged(user, "run job '" + job + "' now", () -> {
 			List<InstanceRecords.InstanceRecord> alive = this.records.all().stream().filter(InstanceRecords.InstanceRecord::alive).toList();
 			List<String> runners = alive.stream().filter((record) -> record.runnable().contains(job)).map(InstanceRecords.InstanceRecord::id).toList();
 			if (runners.isEmpty()) {
-				boolean guarded = alive.stream().anyMatch((record) -> record.jobs().contains(job));
-				return Result.refused(guarded ? "job '" + job + "' takes arguments (or has no bean to call) on every instance that guards it"
-						: "no live instance guards job '" + job + "'");
+				if (alive.stream().noneMatch((record) -> record.jobs().contains(job))) {
+					throw new IllegalArgumentException("The cluster knows no job to run by that name (parameter 'job'): "
+							+ "no live instance guards job '" + LogText.of(job) + "'; nothing was asked");
+				}
+				return Result.refused("job '" + job + "' takes arguments (or has no bean to call) on every instance that guards it");
 			}
 			String id = this.requests.ask(job, user, this.instanceId);
 			return Result.done("asked (request " + id + "): the first of " + String.join(", ", runners)

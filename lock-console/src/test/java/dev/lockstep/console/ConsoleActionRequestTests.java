@@ -137,6 +137,31 @@ class ConsoleActionRequestTests {
 	}
 
 	@Test
+	void runNowOfAJobNoLiveInstanceGuardsAnswers400NamingItAndAsksNothing() throws Exception {
+		run((context, mvc) -> {
+			StringRedisTemplate redis = context.getBean(StringRedisTemplate.class);
+			MockHttpServletResponse unknown = act(mvc, "trigger", "job", "nightlly");
+			assertThat(unknown.getStatus()).as(unknown.getContentAsString()).isEqualTo(400);
+			assertThat(unknown.getContentAsString()).contains("'job'", "no live instance guards job 'nightlly'");
+			assertThat(redis.hasKey(this.prefix + "console:job-trigger:nightlly")).as("a request asked").isFalse();
+			assertThat(redis.hasKey(this.prefix + "console:job-triggers:nightlly")).as("a request recorded").isFalse();
+
+			// a job a live instance guards but cannot call: known, so refused as an action, not as a bad request
+			InstanceRecords records = new InstanceRecords(context.getBean(ConsoleRedis.class));
+			records.write(new InstanceRecords.InstanceRecord("req-4", "host", "1", "1", "req-4.run", System.currentTimeMillis(),
+					List.of(), List.of("with-arguments", "report"), List.of("report"), List.of(), true), Duration.ofMinutes(1));
+			MockHttpServletResponse known = act(mvc, "trigger", "job", "with-arguments");
+			assertThat(known.getStatus()).as(known.getContentAsString()).isEqualTo(200);
+			assertThat(known.getContentAsString()).contains("\"done\":false", "takes arguments");
+			// and one it can call: asked
+			MockHttpServletResponse runnable = act(mvc, "trigger", "job", "report");
+			assertThat(runnable.getStatus()).as(runnable.getContentAsString()).isEqualTo(200);
+			assertThat(runnable.getContentAsString()).contains("\"done\":true", "req-4");
+			assertThat(redis.hasKey(this.prefix + "console:job-trigger:report")).isTrue();
+		});
+	}
+
+	@Test
 	void aBadFieldValueAnswers400NamingTheField() throws Exception {
 		run((context, mvc) -> {
 			StringRedisTemplate redis = context.getBean(StringRedisTemplate.class);
@@ -149,6 +174,16 @@ class ConsoleActionRequestTests {
 			assertThat(group.getStatus()).as(group.getContentAsString()).isEqualTo(400);
 			assertThat(group.getContentAsString()).contains("roup", "2000 bytes", "1024");
 			assertThat(redis.opsForSet().size(this.prefix + "{queue:work}:paused")).as("groups paused").isZero();
+			MockHttpServletResponse resume = act(mvc, "resume", "queue", "work", "group", longGroup);
+			assertThat(resume.getStatus()).as(resume.getContentAsString()).isEqualTo(400);
+			assertThat(resume.getContentAsString()).contains("Group 'ggg", "to resume in queue 'work'", "2000 bytes", "1024");
+
+			String longQueue = "q".repeat(2000);
+			for (String action : List.of("pause", "resume", "redrive", "discard", "redrive-group")) {
+				MockHttpServletResponse queue = act(mvc, action, "queue", longQueue, "task", "t-1", "group", "g");
+				assertThat(queue.getStatus()).as(action + ": " + queue.getContentAsString()).isEqualTo(400);
+				assertThat(queue.getContentAsString()).as(action).contains("Queue name 'qqq", "2000 bytes", "1024");
+			}
 
 			MockHttpServletResponse key = act(mvc, "release", "key", "k".repeat(2000), "holder", "h.1", "token", "7");
 			assertThat(key.getStatus()).as(key.getContentAsString()).isEqualTo(400);

@@ -85,9 +85,16 @@ public final class JdbcFencing {
 
 	/**
 	 * {@link #update(String, String, String, Object...)} with the token of {@code lock}; its key
-	 * names the lock in a refusal.
+	 * names the lock in a refusal. A handle that already knows it no longer holds its lock
+	 * ({@link LockHandle#isHeld()} false: closed, or lost) is refused before the database is
+	 * called; one that lost its lock without knowing it yet is refused by the row's token.
+	 * @throws StaleLockException if {@code lock} is not held, or rows match {@code where} but none
+	 * had a lower token
 	 */
 	public int update(LockHandle lock, String table, String set, String where, @Nullable Object... arguments) {
+		if (!lock.isHeld()) {
+			throw StaleLockException.notHeld(lock.key(), lock.fencingToken(), "table " + table);
+		}
 		return update(lock.key(), lock.fencingToken(), table, set, where, arguments);
 	}
 

@@ -51,14 +51,24 @@ final class NewTasks {
 	}
 
 	/**
-	 * A group to pause: null (the whole queue) or not empty, and bounded as a task's group is (a
-	 * paused group is kept in Redis until resumed).
+	 * A group to pause or resume: null (the whole queue) or not empty, and bounded as a task's group
+	 * is (a paused group is kept in Redis until resumed).
+	 * @param action {@code pause} or {@code resume}, for the message
 	 */
-	static void checkGroupToPause(String queue, @Nullable String group) {
-		Assert.isTrue(group == null || !group.isEmpty(), "Group must not be empty (null pauses the whole queue)");
+	static void checkGroupToPauseOrResume(String action, String queue, @Nullable String group) {
+		Assert.isTrue(group == null || !group.isEmpty(),
+				() -> "Group must not be empty (null " + action + "s the whole queue)");
 		if (group != null) {
-			refuseLonger("Group", "to pause in queue '" + LogText.of(queue) + "'", group, "nothing was changed");
+			refuseLonger("Group", "to " + action + " in queue '" + LogText.of(queue) + "'", group, "nothing was changed");
 		}
+	}
+
+	/**
+	 * A queue's name goes into every key and channel of the queue: bounded as its groups are. The
+	 * message names the queue by its first 64 characters.
+	 */
+	static void checkQueueName(String queue) {
+		refuseLonger("Queue name", "", queue, "");
 	}
 
 	private static void refuseLonger(String what, String queue, String name) {
@@ -70,8 +80,8 @@ final class NewTasks {
 		int bytes = name.getBytes(StandardCharsets.UTF_8).length;
 		if (bytes > RedisSerialQueue.MAX_NAME_BYTES) {
 			throw new IllegalArgumentException(what + " '" + LogText.of(name.substring(0, Math.min(name.length(), 64)))
-					+ "...' " + of + " is " + bytes + " bytes long; at most " + RedisSerialQueue.MAX_NAME_BYTES
-					+ " bytes are allowed; " + outcome);
+					+ "...' " + (of.isEmpty() ? "" : of + " ") + "is " + bytes + " bytes long; at most "
+					+ RedisSerialQueue.MAX_NAME_BYTES + " bytes are allowed" + (outcome.isEmpty() ? "" : "; " + outcome));
 		}
 	}
 

@@ -12,6 +12,7 @@ record QueueKeys(String queue, String base, String channel) {
 
 	static QueueKeys of(String keyPrefix, String queue) {
 		NamingRules.insideHashTag("Queue name", queue);
+		NewTasks.checkQueueName(queue);
 		return new QueueKeys(queue, keyPrefix + "{queue:" + queue + "}", keyPrefix + "queue-wake:" + queue);
 	}
 

@@ -87,7 +87,7 @@ public class RedisSerialQueue implements SerialQueue, SerialQueueRegistry, Smart
 
 	private volatile boolean running;
 
-	/** The longest group name or deduplication id, in UTF-8 bytes, as for lock keys. */
+	/** The longest queue name, group name or deduplication id, in UTF-8 bytes, as for lock keys. */
 	static final int MAX_NAME_BYTES = 1024;
 
 	/** The largest payload a task may have, as JSON, unless set otherwise: 1 MB. */
@@ -292,15 +292,17 @@ public class RedisSerialQueue implements SerialQueue, SerialQueueRegistry, Smart
 
 	@Override
 	public boolean pause(String queue, @Nullable String group) {
-		NewTasks.checkGroupToPause(queue, group);
-		return await(this.scripts.pause(keys(queue), group, this.callIds.next(), this.commandTimeout.multipliedBy(2)),
+		QueueKeys keys = keys(queue);
+		NewTasks.checkGroupToPauseOrResume("pause", queue, group);
+		return await(this.scripts.pause(keys, group, this.callIds.next(), this.commandTimeout.multipliedBy(2)),
 				"pausing " + what(queue, group)) == 1L;
 	}
 
 	@Override
 	public boolean resume(String queue, @Nullable String group) {
-		Assert.isTrue(group == null || !group.isEmpty(), "Group must not be empty (null resumes the whole queue)");
-		return await(this.scripts.resume(keys(queue), group, this.callIds.next(), this.commandTimeout.multipliedBy(2)),
+		QueueKeys keys = keys(queue);
+		NewTasks.checkGroupToPauseOrResume("resume", queue, group);
+		return await(this.scripts.resume(keys, group, this.callIds.next(), this.commandTimeout.multipliedBy(2)),
 				"resuming " + what(queue, group)) == 1L;
 	}
 

@@ -23,6 +23,8 @@ import dev.lockstep.lock.RedisLockService;
  * {@code fenced}, with a plain UPDATE otherwise; prints {@code WROTE <rows>} or
  * {@code REFUSED <stored token>} and waits to be killed. It does not look at whether it still
  * holds the lock before writing: a holder paused between that look and its write could not either.
+ * So it hands {@link JdbcFencing} its key and token rather than its handle, which would be looked
+ * at ({@code isHeld()}) before the statement: the row's token is what this checks.
  */
 final class FencedWriter {
 
@@ -48,7 +50,8 @@ final class FencedWriter {
 			LockSupport.parkNanos(2_000_000);
 		}
 		try {
-			int rows = fenced ? new JdbcFencing(jdbc).update(lock, "account", "holder = ?", "id = ?", "stale", 1)
+			int rows = fenced ? new JdbcFencing(jdbc).update(lock.key(), lock.fencingToken(), "account", "holder = ?",
+					"id = ?", "stale", 1)
 					: jdbc.update("update account set holder = ?, fencing_token = ? where id = ?", "stale",
 							lock.fencingToken(), 1);
 			System.out.println("WROTE " + rows);

@@ -58,7 +58,8 @@ class JdbcFencingTests {
 			secondToken = second.fencingToken();
 			assertThat(fencing.update(second, "account", "holder = ?, note = 'it''s ?'", "id = ?", "second", 1)).isOne();
 		}
-		assertThatThrownBy(() -> fencing.update(first, "account", "holder = ?", "id = ?", "first", 1))
+		// the first holder's token handed over (its closed handle would be refused before the database: see below)
+		assertThatThrownBy(() -> fencing.update(first.key(), first.fencingToken(), "account", "holder = ?", "id = ?", "first", 1))
 			.isInstanceOfSatisfying(StaleLockException.class, (ex) -> {
 				assertThat(ex.getKey()).isEqualTo("account-1");
 				assertThat(ex.getFencingToken()).isEqualTo(first.fencingToken());
@@ -85,6 +86,40 @@ class JdbcFencingTests {
 			assertThat(fencing.update(lock, "account", "holder = ?", "id = ?", "three", 1)).isOne();
 		}
 		assertThat(this.jdbc.queryForObject("select holder from account", String.class)).isEqualTo("three");
+	}
+
+	@Test
+	void aHandleThatKnowsItNoLongerHoldsItsLockIsRefusedBeforeTheDatabaseIsCalled() throws Exception {
+		JdbcFencing fencing = new JdbcFencing(this.jdbc);
+		// a fixed lease that nothing renews: once it runs out unconfirmed, the handle knows its lock is gone
+		LockHandle lost = this.locks.tryAcquire("account-1", Duration.ofSeconds(1), Duration.ofMillis(200)).orElseThrow();
+		long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+		while (lost.isHeld()) {
+			assertThat(System.nanoTime() - deadline).as("the lease ran out within 10 s").isNegative();
+			Thread.sleep(20);
+		}
+		// the row has no token yet, so the database alone would take the write (the control below shows it)
+		assertThatThrownBy(() -> fencing.update(lost, "account", "holder = ?", "id = ?", "lost", 1))
+			.isInstanceOfSatisfying(StaleLockException.class, (ex) -> {
+				assertThat(ex.getKey()).isEqualTo("account-1");
+				assertThat(ex.getFencingToken()).isEqualTo(lost.fencingToken());
+				assertThat(ex.getStoredToken()).isNull();
+			})
+			.hasMessage("Write to table account under lock 'account-1' refused before it was sent: the handle of "
+					+ "fencing token " + lost.fencingToken() + " no longer holds the lock (it was closed, or lost: the "
+					+ "watchdog found it gone or its lease ran out unconfirmed); nothing was written");
+		// a closed handle, and one met through the JdbcClient, the same
+		LockHandle closed = this.locks.acquire("account-1", Duration.ofSeconds(1));
+		closed.close();
+		assertThatThrownBy(() -> new JdbcFencing(JdbcClient.create(this.jdbc)).update(closed, "account", "holder = ?",
+				"id = ?", "closed", 1))
+			.isInstanceOf(StaleLockException.class)
+			.hasMessageContaining("fencing token " + closed.fencingToken() + " no longer holds the lock");
+		assertThat(this.jdbc.queryForMap("select holder, fencing_token from account")).containsEntry("HOLDER", "nobody")
+			.containsEntry("FENCING_TOKEN", null);
+		// the control: the lost holder's token handed over without its handle reaches the database, which takes it
+		assertThat(fencing.update(lost.key(), lost.fencingToken(), "account", "holder = ?", "id = ?", "lost", 1)).isOne();
+		assertThat(this.jdbc.queryForObject("select holder from account", String.class)).isEqualTo("lost");
 	}
 
 	@Test

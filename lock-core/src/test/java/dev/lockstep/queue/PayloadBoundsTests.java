@@ -3,6 +3,7 @@ package dev.lockstep.queue;
 import java.net.URL;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.BlockingQueue;
@@ -11,6 +12,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import com.fasterxml.jackson.annotation.JsonTypeInfo;
+import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -29,8 +31,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
 /**
- * What a caller can make a serial queue store and instantiate: payloads over the size limit are
- * refused before Redis sees them, and a payload that names a class is read as plain JSON even when
+ * What a caller can make a serial queue store and instantiate: payloads over the size limit, and
+ * queue names, groups and deduplication ids over 1024 bytes, are refused before Redis sees them, and a payload that names a class is read as plain JSON even when
  * the application's mapper has Jackson's default typing switched on.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
@@ -92,6 +94,67 @@ class PayloadBoundsTests {
 			.withMessageStartingWith("Deduplication id 'ddd")
 			.withMessageContaining("is 1025 bytes long");
 		assertThat(this.redis.keys()).isEqualTo(keysBefore);
+	}
+
+	@Test
+	void aGroupToPauseOrResumeOver1024BytesIsRefusedNamingItAndNothingIsChanged() {
+		RedisSerialQueue queue = queue(JsonMapper.builder().build());
+		queue.start();
+		String fits = "g".repeat(1024);
+		assertThat(queue.pause(QUEUE, fits)).isTrue();
+		List<String> keysBefore = this.redis.keys();
+		String tooLong = "g".repeat(1025);
+		assertThatIllegalArgumentException().isThrownBy(() -> queue.pause(QUEUE, tooLong))
+			.withMessage("Group '" + "g".repeat(64) + "...' to pause in queue 'imports' is 1025 bytes long; at most "
+					+ "1024 bytes are allowed; nothing was changed");
+		assertThatIllegalArgumentException().isThrownBy(() -> queue.resume(QUEUE, tooLong))
+			.withMessage("Group '" + "g".repeat(64) + "...' to resume in queue 'imports' is 1025 bytes long; at most "
+					+ "1024 bytes are allowed; nothing was changed");
+		assertThatIllegalArgumentException().isThrownBy(() -> queue.resume(QUEUE, ""))
+			.withMessage("Group must not be empty (null resumes the whole queue)");
+		// refused before Redis: not even the call's id was recorded
+		assertThat(this.redis.keys()).isEqualTo(keysBefore);
+		assertThat(queue.pausedGroups(QUEUE)).containsExactly(fits);
+		assertThat(queue.resume(QUEUE, fits)).isTrue();
+		assertThat(queue.pausedGroups(QUEUE)).isEmpty();
+	}
+
+	@Test
+	void aQueueNameOver1024BytesIsRefusedByEveryCallNamingItBeforeRedisIsCalled() throws Exception {
+		RedisSerialQueue queue = queue(JsonMapper.builder().build());
+		queue.start();
+		String fits = "q".repeat(1024);
+		String task = queue.submit(fits, "tenant-1", "x");
+		assertThat(queue.task(fits, task)).isPresent();
+		List<String> keysBefore = this.redis.keys();
+		String tooLong = "q".repeat(1025);
+		TaskHandler handler = ListenerMethod.of(new Recorder(new LinkedBlockingQueue<>()),
+				Recorder.class.getDeclaredMethod("run", Object.class), queue.jsonMapper());
+		Map<String, ThrowingCallable> calls = new LinkedHashMap<>();
+		calls.put("submit", () -> queue.submit(tooLong, "tenant-1", "x"));
+		calls.put("submit with a deduplication id", () -> queue.submit(tooLong, "tenant-1", "x", "d-1"));
+		calls.put("listen", () -> queue.listen(tooLong, 1, handler, "Recorder.run"));
+		calls.put("pause", () -> queue.pause(tooLong, null));
+		calls.put("pause a group", () -> queue.pause(tooLong, "tenant-1"));
+		calls.put("resume", () -> queue.resume(tooLong, null));
+		calls.put("resume a group", () -> queue.resume(tooLong, "tenant-1"));
+		calls.put("isPaused", () -> queue.isPaused(tooLong));
+		calls.put("pausedGroups", () -> queue.pausedGroups(tooLong));
+		calls.put("task", () -> queue.task(tooLong, task));
+		calls.put("stats", () -> queue.stats(tooLong));
+		calls.put("deadLetters", () -> queue.deadLetters(tooLong, 10));
+		calls.put("busiestGroups", () -> queue.busiestGroups(tooLong, 10));
+		calls.put("backlog", () -> queue.backlog(tooLong, 10));
+		calls.put("redrive", () -> queue.redrive(tooLong, task));
+		calls.put("discard", () -> queue.discard(tooLong, task));
+		calls.forEach((call, run) -> assertThatIllegalArgumentException().as(call)
+			.isThrownBy(run)
+			.withMessage("Queue name '" + "q".repeat(64) + "...' is 1025 bytes long; at most 1024 bytes are allowed"));
+		// UTF-8 bytes count, not characters: 342 three-byte characters are 1026 bytes
+		assertThatIllegalArgumentException().isThrownBy(() -> queue.stats("€".repeat(342)))
+			.withMessageContaining("is 1026 bytes long");
+		assertThat(this.redis.keys()).isEqualTo(keysBefore);
+		assertThat(queue.listenedQueues()).isEmpty();
 	}
 
 	@Test

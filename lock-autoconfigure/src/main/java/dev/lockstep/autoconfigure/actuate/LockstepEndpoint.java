@@ -51,9 +51,9 @@ import dev.lockstep.ratelimit.RedisRateLimiter;
  * ({@link LockStateRegistry}, {@link JobGuardRegistry}, {@link SerialQueueRegistry}).
  * Reading costs Redis one read-only script per job record, per key asked for or waited on; nothing
  * scans the key space. Each read waits at most {@code lockstep.command-timeout}. A key or name
- * Lockstep refuses (a lock key over 1024 bytes, braces in a queue name or a rate-limit key) is a bad
- * request (HTTP 400, its reason in the body as {@code spring.web.error.include-message} allows), not a
- * server error.
+ * Lockstep refuses (a lock key or queue name over 1024 bytes, braces in a queue name or a rate-limit
+ * key) is a bad request (HTTP 400, its reason in the body as {@code spring.web.error.include-message}
+ * allows), not a server error.
  * <p>
  * Read-only unless the application says otherwise: the operations that change Redis (a dead task's
  * redrive, {@code POST}, and discard, {@code DELETE}) are there only with

@@ -388,6 +388,14 @@ class LockstepEndpointTests {
 		}
 		assertThat(post("/actuator/lockstep/queues/a%7Bb/redrive/t-1").status()).isEqualTo(400);
 		assertThat(delete("/actuator/lockstep/queues/a%7Bb/dead/t-1").status()).isEqualTo(400);
+		// a queue name goes into every key of the queue: bounded as lock keys are
+		String longQueue = "q".repeat(1100);
+		for (Response tooLong : List.of(get("/actuator/lockstep/queues/" + longQueue),
+				post("/actuator/lockstep/queues/" + longQueue + "/redrive/t-1"),
+				delete("/actuator/lockstep/queues/" + longQueue + "/dead/t-1"))) {
+			assertThat(tooLong.status()).as(tooLong.body()).isEqualTo(400);
+			assertThat(tooLong.body()).contains("Queue name 'qqq", "1100 bytes", "1024");
+		}
 		// the endpoint still answers what is fine
 		assertThat(get("/actuator/lockstep/locks/fine").status()).isEqualTo(200);
 	}
