@@ -11,6 +11,7 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
 import org.springframework.util.unit.DataSize;
 
 import dev.lockstep.internal.DurationRules;
+import dev.lockstep.internal.NamingRules;
 import dev.lockstep.queue.QueueSettings;
 
 /**
@@ -47,6 +48,9 @@ public record QueueProperties(@DefaultValue("true") boolean enabled, @DefaultVal
 			throw new IllegalArgumentException(PREFIX + "max-payload-size must be positive, was " + maxPayloadSize);
 		}
 		queues = (queues != null) ? Collections.unmodifiableMap(new LinkedHashMap<>(queues)) : Map.of();
+		// a queue name that every call of the queue would refuse fails here, naming the property
+		queues.keySet().forEach((queue) -> NamingRules.queueName(PREFIX + "queues key '"
+				+ ((queue.length() > 64) ? queue.substring(0, 64) + "...'" : queue + "'"), queue));
 	}
 
 	/** The settings of {@code queue}: its own where it sets them, the defaults above otherwise. */

@@ -119,6 +119,19 @@ class PropertiesBindingTests {
 			.hasMessage("lockstep.queue.queues.imports.retry-backoff must not be negative, was -1s");
 	}
 
+	/** A queue name every call of the queue would refuse fails the binding, naming the property. */
+	@Test
+	void aQueuesKeyThatIsNoQueueNameFailsNamingIt() {
+		assertThat(catchThrowable(() -> bind(Map.of("lockstep.queue.queues.[a{b}].lease-time", "2m"))))
+			.hasStackTraceContaining("lockstep.queue.queues key 'a{b}' must not contain '{' or '}'");
+		String tooLong = "q".repeat(1025);
+		assertThat(catchThrowable(() -> bind(Map.of("lockstep.queue.queues." + tooLong + ".lease-time", "2m"))))
+			.hasStackTraceContaining("lockstep.queue.queues key '" + "q".repeat(64) + "...' is 1025 bytes long; a queue "
+					+ "name is at most 1024 bytes");
+		assertThat(bind(Map.of("lockstep.queue.queues." + "q".repeat(1024) + ".lease-time", "2m")).queue().queues())
+			.containsOnlyKeys("q".repeat(1024));
+	}
+
 	@Test
 	void theDeprecatedJobGuardInstanceIdNamesTheInstanceUnlessTheNewPropertySaysOtherwise() {
 		assertThat(bind(Map.of("lockstep.job-guard.instance-id", "old-1")).configuredInstanceId()).isEqualTo("old-1");

@@ -1,6 +1,7 @@
 package dev.lockstep.internal;
 
 import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.regex.Pattern;
 
@@ -13,6 +14,9 @@ public final class NamingRules {
 
 	/** Where every Lockstep key goes unless configured otherwise. */
 	public static final String DEFAULT_KEY_PREFIX = "lockstep:";
+
+	/** The longest queue name, group name or deduplication id, in UTF-8 bytes, as for lock keys. */
+	public static final int MAX_NAME_BYTES = 1024;
 
 	private static final Pattern INSTANCE_ID = Pattern.compile("[A-Za-z0-9._-]+");
 
@@ -44,6 +48,22 @@ public final class NamingRules {
 					+ "slot), was '" + part + "'");
 		}
 		return part;
+	}
+
+	/**
+	 * A queue name has no braces (it goes inside Lockstep's hash tag) and is at most
+	 * {@link #MAX_NAME_BYTES} long.
+	 * @param name what {@code queue} is, for the message (a property, with the name or its start)
+	 * @return {@code queue}
+	 */
+	public static String queueName(String name, String queue) {
+		insideHashTag(name, queue);
+		int bytes = queue.getBytes(StandardCharsets.UTF_8).length;
+		if (bytes > MAX_NAME_BYTES) {
+			throw new IllegalArgumentException(name + " is " + bytes + " bytes long; a queue name is at most "
+					+ MAX_NAME_BYTES + " bytes");
+		}
+		return queue;
 	}
 
 	/**

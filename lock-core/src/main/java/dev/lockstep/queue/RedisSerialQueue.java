@@ -88,7 +88,7 @@ public class RedisSerialQueue implements SerialQueue, SerialQueueRegistry, Smart
 	private volatile boolean running;
 
 	/** The longest queue name, group name or deduplication id, in UTF-8 bytes, as for lock keys. */
-	static final int MAX_NAME_BYTES = 1024;
+	static final int MAX_NAME_BYTES = NamingRules.MAX_NAME_BYTES;
 
 	/** The largest payload a task may have, as JSON, unless set otherwise: 1 MB. */
 	public static final DataSize DEFAULT_MAX_PAYLOAD_SIZE = DataSize.ofMegabytes(1);
