@@ -10,9 +10,9 @@ import jakarta.persistence.Version;
 
 import org.springframework.util.ReflectionUtils;
 
-import dev.lockstep.LockContext;
 import dev.lockstep.LockHandle;
 import dev.lockstep.StaleLockException;
+import dev.lockstep.internal.ThreadHolds;
 
 /**
  * Fencing for JPA entities: every insert and update of an entity with a {@link FencingToken}
@@ -47,10 +47,14 @@ public class FencingTokenListener {
 	public void fence(Object entity) {
 		Field field = TOKEN_FIELDS.computeIfAbsent(entity.getClass(), FencingTokenListener::tokenField);
 		String entityName = entity.getClass().getSimpleName();
-		LockHandle lock = LockContext.current()
+		LockHandle lock = ThreadHolds.newest()
 			.orElseThrow(() -> new IllegalStateException("Entity " + entityName + " is fenced (@FencingToken) and is "
 					+ "written only under a lock held by the current thread (a @DistributedLock method or a "
 					+ "LockService callback); none is held"));
+		if (!lock.isHeld()) {
+			// the innermost lock is lost: never the token of a lock taken around it
+			throw StaleLockException.notHeld(lock.key(), lock.fencingToken(), "entity " + entityName);
+		}
 		Object stored = ReflectionUtils.getField(field, entity);
 		if (stored instanceof Long token && token > lock.fencingToken()) {
 			throw new StaleLockException(lock.key(), lock.fencingToken(), token, "entity " + entityName);

@@ -10,9 +10,9 @@ import org.springframework.jdbc.core.JdbcOperations;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.util.Assert;
 
-import dev.lockstep.LockContext;
 import dev.lockstep.LockHandle;
 import dev.lockstep.StaleLockException;
+import dev.lockstep.internal.ThreadHolds;
 
 /**
  * Updates rows only when the writer's fencing token is above the one stored in the row, in one
@@ -65,18 +65,20 @@ public final class JdbcFencing {
 
 	/**
 	 * Runs {@code UPDATE <table> SET <token column> = ?, <set> WHERE (<where>) AND (<token column>
-	 * IS NULL OR <token column> < ?)} with the token of the lock the current thread holds
-	 * ({@link LockContext#current()}, as inside a {@code @DistributedLock} method).
+	 * IS NULL OR <token column> < ?)} with the token of the innermost lock the current thread is
+	 * inside of (as inside a {@code @DistributedLock} method); when that lock was lost, the write is
+	 * refused, never sent with the token of a lock taken around it.
 	 * @param table the table
 	 * @param set the assignments, as after {@code SET}, with {@code ?} parameters
 	 * @param where the rows to update, as after {@code WHERE}, with {@code ?} parameters
 	 * @param arguments the parameters of {@code set}, then those of {@code where}
 	 * @return the number of rows updated; 0 when no row matches {@code where}
-	 * @throws StaleLockException if rows match {@code where} but none had a lower token
+	 * @throws StaleLockException if the innermost lock is known lost, or rows match {@code where} but
+	 * none had a lower token
 	 * @throws IllegalStateException if the current thread holds no lock
 	 */
 	public int update(String table, String set, String where, @Nullable Object... arguments) {
-		LockHandle lock = LockContext.current()
+		LockHandle lock = ThreadHolds.newest()
 			.orElseThrow(() -> new IllegalStateException("A fenced update of " + table + " needs a lock held by the "
 					+ "current thread (a @DistributedLock method or a LockService callback); pass the LockHandle "
 					+ "to update(LockHandle, ...) otherwise"));

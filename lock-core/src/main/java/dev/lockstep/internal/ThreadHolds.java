@@ -36,6 +36,16 @@ public final class ThreadHolds {
 
 	}
 
+	/**
+	 * The newest hold of the current thread, whether or not it still holds its lock: the innermost
+	 * lock the thread is inside of, as fencing needs it (a lost one must refuse the write, never hand
+	 * it an outer lock's token, which is not comparable with the row's).
+	 */
+	public static Optional<LockHandle> newest() {
+		ArrayDeque<LockHandle> holds = HOLDS.get();
+		return (holds != null && !holds.isEmpty()) ? Optional.of(holds.getLast()) : Optional.empty();
+	}
+
 	/** The newest hold of the current thread that still holds its lock. */
 	public static Optional<LockHandle> current() {
 		ArrayDeque<LockHandle> holds = HOLDS.get();

@@ -12,6 +12,7 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.jdbc.datasource.DriverManagerDataSource;
 
+import dev.lockstep.LockContext;
 import dev.lockstep.LockHandle;
 import dev.lockstep.StaleLockException;
 import dev.lockstep.lock.RedisConnections;
@@ -120,6 +121,37 @@ class JdbcFencingTests {
 		// the control: the lost holder's token handed over without its handle reaches the database, which takes it
 		assertThat(fencing.update(lost.key(), lost.fencingToken(), "account", "holder = ?", "id = ?", "lost", 1)).isOne();
 		assertThat(this.jdbc.queryForObject("select holder from account", String.class)).isEqualTo("lost");
+	}
+
+	/**
+	 * Under nested locks the innermost one fences the write; once it is lost the write is refused,
+	 * never sent with the token of the lock taken around it (tokens of two keys are not comparable).
+	 */
+	@Test
+	void underNestedLocksALostInnermostLockRefusesTheWriteRatherThanLendTheOuterLocksToken() throws Exception {
+		JdbcFencing fencing = new JdbcFencing(this.jdbc);
+		try (LockHandle outer = this.locks.acquire("ledger", Duration.ofSeconds(5))) {
+			// a fixed lease that nothing renews: once it runs out unconfirmed, the handle knows its lock is gone
+			LockHandle inner = this.locks.tryAcquire("account-1", Duration.ofSeconds(1), Duration.ofMillis(200)).orElseThrow();
+			long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+			while (inner.isHeld()) {
+				assertThat(System.nanoTime() - deadline).as("the lease ran out within 10 s").isNegative();
+				Thread.sleep(20);
+			}
+			assertThat(outer.isHeld()).isTrue();
+			assertThat(LockContext.current()).as("the thread's newest lock still held").contains(outer);
+			assertThatThrownBy(() -> fencing.update("account", "holder = ?", "id = ?", "lost inner", 1))
+				.isInstanceOfSatisfying(StaleLockException.class, (ex) -> {
+					assertThat(ex.getKey()).isEqualTo("account-1");
+					assertThat(ex.getFencingToken()).isEqualTo(inner.fencingToken());
+				});
+			assertThat(this.jdbc.queryForMap("select holder, fencing_token from account")).containsEntry("HOLDER", "nobody")
+				.containsEntry("FENCING_TOKEN", null);
+			inner.close();
+			// out of the inner lock's scope, the outer one fences again
+			assertThat(fencing.update("account", "holder = ?", "id = ?", "outer", 1)).isOne();
+			assertThat(this.jdbc.queryForObject("select fencing_token from account", Long.class)).isEqualTo(outer.fencingToken());
+		}
 	}
 
 	@Test

@@ -97,6 +97,26 @@ class JpaFencingTests {
 		}
 	}
 
+	/** Under nested locks, a lost innermost lock refuses the write rather than lend it the outer lock's token. */
+	@Test
+	void underNestedLocksALostInnermostLockRefusesTheWrite() throws Exception {
+		try (LockHandle outer = this.locks.acquire("ledger", Duration.ofSeconds(5))) {
+			// a fixed lease that nothing renews: once it runs out unconfirmed, the handle knows its lock is gone
+			LockHandle inner = this.locks.tryAcquire("account-1", Duration.ofSeconds(1), Duration.ofMillis(200)).orElseThrow();
+			long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+			while (inner.isHeld()) {
+				assertThat(System.nanoTime() - deadline).as("the lease ran out within 10 s").isNegative();
+				Thread.sleep(20);
+			}
+			assertThat(outer.isHeld()).isTrue();
+			assertThatThrownBy(() -> inTransaction((em) -> em.find(Account.class, 1L).holder = "lost inner"))
+				.isInstanceOfSatisfying(StaleLockException.class, (ex) -> assertThat(ex.getKey()).isEqualTo("account-1"))
+				.hasMessageContaining("entity Account");
+			inner.close();
+			assertThat(read().holder).isNotEqualTo("lost inner");
+		}
+	}
+
 	/**
 	 * The lock vanishes from Redis (a failover that lost it), and another instance takes it and
 	 * writes; returns that holder's token.
