@@ -146,7 +146,7 @@ final class QueueWorkers {
 			if (taken == null) {
 				String owner = this.owners.next();
 				try {
-					taken = await(this.scripts.take(this.keys, owner, this.settings, this.sweeps.due()));
+					taken = this.replies.get(this.scripts.take(this.keys, owner, this.settings, this.sweeps.due()));
 					if (this.redisFailing) {
 						this.redisFailing = false;
 						logger.info("Queue '{}' reaches Redis again; its workers take tasks", this.keys.queue());
@@ -239,7 +239,7 @@ final class QueueWorkers {
 	private QueueScripts.@Nullable Taken finish(QueueScripts.Started task, Duration ran) {
 		String nextOwner = this.stopping ? null : this.owners.next();
 		try {
-			QueueScripts.Finished finished = await(this.scripts.finishAndTake(this.keys, task.id(), task.owner(),
+			QueueScripts.Finished finished = this.replies.get(this.scripts.finishAndTake(this.keys, task.id(), task.owner(),
 					this.settings.deduplicationWindow(), nextOwner, this.settings, nextOwner != null && this.sweeps.due()));
 			if (!finished.ended()) {
 				logger.warn("Task {} of queue '{}' ended (done) after its lease ran out: it may have run again elsewhere",
@@ -275,7 +275,7 @@ final class QueueWorkers {
 		long giveUp = System.nanoTime() + this.settings.leaseTime().toNanos();
 		while (true) {
 			try {
-				long result = await(call.get());
+				long result = this.replies.get(call.get());
 				if (result == 0L) {
 					logger.warn("Task {} of queue '{}' ended ({}) after its lease ran out: it may have run again elsewhere",
 							task.id(), this.keys.queue(), outcome);
@@ -306,11 +306,7 @@ final class QueueWorkers {
 		this.idle.heard(message.getBody());
 	}
 
-	/**
-	 * Redis confirmed the SUBSCRIBE of the queue's channel, the first time or again after a reconnect:
-	 * wake-ups published before it went unheard (see {@link IdleWorkers#subscribed}). Runs on the
-	 * subscription's connection thread: it only releases permits.
-	 */
+	/** Redis confirmed the queue channel's SUBSCRIBE (see {@link IdleWorkers#subscribed}); never blocks. */
 	void subscribed() {
 		this.idle.subscribed();
 	}
@@ -349,7 +345,7 @@ final class QueueWorkers {
 			// before the release reaches Redis: another attempt may begin at once, the stuck one is not current
 			entry.lost();
 			try {
-				await(this.scripts.release(this.keys, entry.taskId(), owner, "given back: " + this.instanceId
+				this.replies.get(this.scripts.release(this.keys, entry.taskId(), owner, "given back: " + this.instanceId
 						+ " stopped and the task did not end within the shutdown timeout"));
 			}
 			catch (InterruptedException | ExecutionException | TimeoutException ex) {
@@ -376,10 +372,6 @@ final class QueueWorkers {
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
 		}
-	}
-
-	private <T> T await(CompletableFuture<T> reply) throws InterruptedException, ExecutionException, TimeoutException {
-		return this.replies.get(reply);
 	}
 
 	private static void sleep(Duration duration) {
