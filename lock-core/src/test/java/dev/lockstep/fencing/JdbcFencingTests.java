@@ -92,13 +92,7 @@ class JdbcFencingTests {
 	@Test
 	void aHandleThatKnowsItNoLongerHoldsItsLockIsRefusedBeforeTheDatabaseIsCalled() throws Exception {
 		JdbcFencing fencing = new JdbcFencing(this.jdbc);
-		// a fixed lease that nothing renews: once it runs out unconfirmed, the handle knows its lock is gone
-		LockHandle lost = this.locks.tryAcquire("account-1", Duration.ofSeconds(1), Duration.ofMillis(200)).orElseThrow();
-		long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-		while (lost.isHeld()) {
-			assertThat(System.nanoTime() - deadline).as("the lease ran out within 10 s").isNegative();
-			Thread.sleep(20);
-		}
+		LockHandle lost = lostLock(this.locks, "account-1");
 		// the row has no token yet, so the database alone would take the write (the control below shows it)
 		assertThatThrownBy(() -> fencing.update(lost, "account", "holder = ?", "id = ?", "lost", 1))
 			.isInstanceOfSatisfying(StaleLockException.class, (ex) -> {
@@ -131,13 +125,7 @@ class JdbcFencingTests {
 	void underNestedLocksALostInnermostLockRefusesTheWriteRatherThanLendTheOuterLocksToken() throws Exception {
 		JdbcFencing fencing = new JdbcFencing(this.jdbc);
 		try (LockHandle outer = this.locks.acquire("ledger", Duration.ofSeconds(5))) {
-			// a fixed lease that nothing renews: once it runs out unconfirmed, the handle knows its lock is gone
-			LockHandle inner = this.locks.tryAcquire("account-1", Duration.ofSeconds(1), Duration.ofMillis(200)).orElseThrow();
-			long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-			while (inner.isHeld()) {
-				assertThat(System.nanoTime() - deadline).as("the lease ran out within 10 s").isNegative();
-				Thread.sleep(20);
-			}
+			LockHandle inner = lostLock(this.locks, "account-1");
 			assertThat(outer.isHeld()).isTrue();
 			assertThat(LockContext.current()).as("the thread's newest lock still held").contains(outer);
 			assertThatThrownBy(() -> fencing.update("account", "holder = ?", "id = ?", "lost inner", 1))
@@ -152,6 +140,20 @@ class JdbcFencingTests {
 			assertThat(fencing.update("account", "holder = ?", "id = ?", "outer", 1)).isOne();
 			assertThat(this.jdbc.queryForObject("select fencing_token from account", Long.class)).isEqualTo(outer.fencingToken());
 		}
+	}
+
+	/**
+	 * A lock taken with a fixed lease that nothing renews, once that lease ran out unconfirmed: its
+	 * handle knows the lock is gone (the key may be free in Redis by then).
+	 */
+	static LockHandle lostLock(RedisLockService locks, String key) throws InterruptedException {
+		LockHandle lost = locks.tryAcquire(key, Duration.ofSeconds(1), Duration.ofMillis(200)).orElseThrow();
+		long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+		while (lost.isHeld()) {
+			assertThat(System.nanoTime() - deadline).as("the lease ran out within 10 s").isNegative();
+			Thread.sleep(20);
+		}
+		return lost;
 	}
 
 	@Test
