@@ -47,7 +47,7 @@ public class FencingTokenListener {
 	public void fence(Object entity) {
 		Field field = TOKEN_FIELDS.computeIfAbsent(entity.getClass(), FencingTokenListener::tokenField);
 		String entityName = entity.getClass().getSimpleName();
-		LockHandle lock = ThreadHolds.newest()
+		LockHandle lock = ThreadHolds.innermost()
 			.orElseThrow(() -> new IllegalStateException("Entity " + entityName + " is fenced (@FencingToken) and is "
 					+ "written only under a lock held by the current thread (a @DistributedLock method or a "
 					+ "LockService callback); none is held"));

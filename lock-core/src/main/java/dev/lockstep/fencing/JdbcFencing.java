@@ -78,7 +78,7 @@ public final class JdbcFencing {
 	 * @throws IllegalStateException if the current thread holds no lock
 	 */
 	public int update(String table, String set, String where, @Nullable Object... arguments) {
-		LockHandle lock = ThreadHolds.newest()
+		LockHandle lock = ThreadHolds.innermost()
 			.orElseThrow(() -> new IllegalStateException("A fenced update of " + table + " needs a lock held by the "
 					+ "current thread (a @DistributedLock method or a LockService callback); pass the LockHandle "
 					+ "to update(LockHandle, ...) otherwise"));

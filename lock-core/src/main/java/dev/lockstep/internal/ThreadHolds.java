@@ -37,13 +37,13 @@ public final class ThreadHolds {
 	}
 
 	/**
-	 * The newest hold of the current thread, whether or not it still holds its lock: the innermost
-	 * lock the thread is inside of, as fencing needs it (a lost one must refuse the write, never hand
-	 * it an outer lock's token, which is not comparable with the row's).
+	 * The innermost lock the current thread is inside of, as fencing needs it: its newest hold, held
+	 * or lost, when it still holds some lock (else empty, as {@link #current()}). A lost one must
+	 * refuse the write, never hand it the token of a lock taken around it, which is not comparable
+	 * with the row's.
 	 */
-	public static Optional<LockHandle> newest() {
-		ArrayDeque<LockHandle> holds = HOLDS.get();
-		return (holds != null && !holds.isEmpty()) ? Optional.of(holds.getLast()) : Optional.empty();
+	public static Optional<LockHandle> innermost() {
+		return current().map((held) -> HOLDS.get().getLast());
 	}
 
 	/** The newest hold of the current thread that still holds its lock. */

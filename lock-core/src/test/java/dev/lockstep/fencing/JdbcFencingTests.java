@@ -140,6 +140,11 @@ class JdbcFencingTests {
 			assertThat(fencing.update("account", "holder = ?", "id = ?", "outer", 1)).isOne();
 			assertThat(this.jdbc.queryForObject("select fencing_token from account", Long.class)).isEqualTo(outer.fencingToken());
 		}
+		// a lost handle left open is no lock to write under: outside every lock held, the write still needs one
+		LockHandle leaked = lostLock(this.locks, "account-2");
+		assertThatIllegalStateException().isThrownBy(() -> fencing.update("account", "holder = ?", "id = ?", "bare", 1))
+			.withMessageContaining("@DistributedLock");
+		leaked.close();
 	}
 
 	/**
