@@ -118,7 +118,10 @@ class PermitProtocolRandomTests {
 
 		private long highestToken;
 
-		/** Tokens of direct acquisitions in this step, checked with the step's grants. */
+		/**
+		 * Tokens made in this step that noteGrants does not see as grants (direct acquisitions, grants
+		 * heard late), checked with its grants.
+		 */
 		private final List<Long> directTokens = new ArrayList<>();
 
 		private int sequence;
@@ -454,9 +457,14 @@ class PermitProtocolRandomTests {
 				this.owner = null;
 			}
 
+			/**
+			 * A token this client hears late (a grant found by a cancel, or by a replayed acquire): if no
+			 * earlier step noted it, it is checked with this step's other new tokens, in the order Redis
+			 * made them; checked at once, it would run ahead of a token made earlier in this step.
+			 */
 			private void newTokenIfUnseen(long token) {
 				if (token > Simulation.this.highestToken) {
-					newToken(token);
+					Simulation.this.directTokens.add(token);
 				}
 			}
 
