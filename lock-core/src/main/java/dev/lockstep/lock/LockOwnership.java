@@ -1,5 +1,6 @@
 package dev.lockstep.lock;
 
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
@@ -32,6 +33,9 @@ final class LockOwnership {
 	private final AtomicReference<State> state = new AtomicReference<>(State.HELD);
 
 	private final AtomicBoolean renewing = new AtomicBoolean();
+
+	/** Redis's lease records end on a millisecond of its clock (see {@link #confirm}). */
+	static final long REDIS_CLOCK_GRAIN_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
 
 	private volatile long confirmedUntilNanos;
 
@@ -126,11 +130,16 @@ final class LockOwnership {
 		return this.state.compareAndSet(State.HELD, State.LOST);
 	}
 
-	/** Redis confirmed, by a request sent at {@code sentAtNanos}, a lease of {@code leaseNanos}. */
+	/**
+	 * Redis confirmed, by a request sent at {@code sentAtNanos}, a lease of {@code leaseNanos}. Redis
+	 * counts it in whole milliseconds from the millisecond its script ran in, so its record may end up
+	 * to {@link #REDIS_CLOCK_GRAIN_NANOS} before {@code sentAtNanos + leaseNanos}: this instance believes
+	 * in it that much less.
+	 */
 	void confirm(long sentAtNanos, long confirmedLeaseNanos) {
 		this.confirmations.incrementAndGet();
 		this.confirmedLeaseNanos = confirmedLeaseNanos;
-		this.confirmedUntilNanos = sentAtNanos + confirmedLeaseNanos;
+		this.confirmedUntilNanos = sentAtNanos + confirmedLeaseNanos - REDIS_CLOCK_GRAIN_NANOS;
 		this.renewAtNanos = sentAtNanos + confirmedLeaseNanos / 3;
 	}
 

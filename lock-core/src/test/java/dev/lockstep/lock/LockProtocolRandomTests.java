@@ -39,6 +39,10 @@ class LockProtocolRandomTests {
 
 	private static final long LEASE_MS = 400;
 
+	/** How long a client believes a confirmed lease lasts, as the engine does (LockOwnership#confirm). */
+	private static final long BELIEVED_LEASE_NANOS = TimeUnit.MILLISECONDS.toNanos(LEASE_MS)
+			- LockOwnership.REDIS_CLOCK_GRAIN_NANOS;
+
 	private static final long LIVENESS_MS = 150;
 
 	private static final long QUEUE_TTL_MS = 2_000;
@@ -476,7 +480,7 @@ class LockProtocolRandomTests {
 				long renewed = LockProtocolRandomTests.this.scripts.confirm(this.heldOn, this.owner, this.token, LEASE_MS)
 					.get(10, TimeUnit.SECONDS);
 				if (renewed == 1) {
-					this.heldUntilNanos = sent + TimeUnit.MILLISECONDS.toNanos(LEASE_MS);
+					this.heldUntilNanos = sent + BELIEVED_LEASE_NANOS;
 				}
 				else {
 					this.heldOn = null; // lost
@@ -494,7 +498,7 @@ class LockProtocolRandomTests {
 			private void hold(LockKeys key, long grantToken, long sentNanos) {
 				this.heldOn = key;
 				this.token = grantToken;
-				this.heldUntilNanos = sentNanos + TimeUnit.MILLISECONDS.toNanos(LEASE_MS);
+				this.heldUntilNanos = sentNanos + BELIEVED_LEASE_NANOS;
 			}
 
 			@Override

@@ -42,6 +42,10 @@ class PermitProtocolRandomTests {
 
 	private static final long LEASE_MS = 300;
 
+	/** How long a client believes a confirmed lease lasts, as the engine does (LockOwnership#confirm). */
+	private static final long BELIEVED_LEASE_NANOS = TimeUnit.MILLISECONDS.toNanos(LEASE_MS)
+			- LockOwnership.REDIS_CLOCK_GRAIN_NANOS;
+
 	private static final long GRANT_MS = 150;
 
 	private static final long LIVENESS_MS = 5_000;
@@ -211,7 +215,7 @@ class PermitProtocolRandomTests {
 				if (this.random.nextInt(4) > 0 && scripts().confirm(this.key, client.owner, client.token, LEASE_MS)
 					.get(10, TimeUnit.SECONDS) == 1) {
 					client.held = true;
-					client.heldUntilNanos = sent + TimeUnit.MILLISECONDS.toNanos(LEASE_MS);
+					client.heldUntilNanos = sent + BELIEVED_LEASE_NANOS;
 				}
 				else {
 					// the waiter stalled: its grant runs out by itself
@@ -392,7 +396,7 @@ class PermitProtocolRandomTests {
 					Simulation.this.directTokens.add(token);
 					this.token = token;
 					this.held = true;
-					this.heldUntilNanos = sent + TimeUnit.MILLISECONDS.toNanos(LEASE_MS);
+					this.heldUntilNanos = sent + BELIEVED_LEASE_NANOS;
 					checkLimit();
 				}
 				else if (!single) {
@@ -421,7 +425,7 @@ class PermitProtocolRandomTests {
 					newTokenIfUnseen(token);
 					this.token = token;
 					this.held = true;
-					this.heldUntilNanos = this.replyLostSentNanos + TimeUnit.MILLISECONDS.toNanos(LEASE_MS);
+					this.heldUntilNanos = this.replyLostSentNanos + BELIEVED_LEASE_NANOS;
 					checkLimit();
 				}
 				else {
