@@ -11,6 +11,7 @@ import org.springframework.util.Assert;
 import org.springframework.util.unit.DataSize;
 
 import dev.lockstep.internal.LogText;
+import dev.lockstep.internal.NamingRules;
 
 /**
  * A task about to be stored: its group and deduplication id bounded like lock keys, its payload
@@ -78,10 +79,10 @@ final class NewTasks {
 	/** Names from callers go into Redis keys and every task record: bounded like lock keys. */
 	private static void refuseLonger(String what, String of, String name, String outcome) {
 		int bytes = name.getBytes(StandardCharsets.UTF_8).length;
-		if (bytes > RedisSerialQueue.MAX_NAME_BYTES) {
+		if (bytes > NamingRules.MAX_NAME_BYTES) {
 			throw new IllegalArgumentException(what + " '" + LogText.of(name.substring(0, Math.min(name.length(), 64)))
 					+ "...' " + (of.isEmpty() ? "" : of + " ") + "is " + bytes + " bytes long; at most "
-					+ RedisSerialQueue.MAX_NAME_BYTES + " bytes are allowed" + (outcome.isEmpty() ? "" : "; " + outcome));
+					+ NamingRules.MAX_NAME_BYTES + " bytes are allowed" + (outcome.isEmpty() ? "" : "; " + outcome));
 		}
 	}
 

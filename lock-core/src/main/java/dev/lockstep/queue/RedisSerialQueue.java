@@ -87,9 +87,6 @@ public class RedisSerialQueue implements SerialQueue, SerialQueueRegistry, Smart
 
 	private volatile boolean running;
 
-	/** The longest queue name, group name or deduplication id, in UTF-8 bytes, as for lock keys. */
-	static final int MAX_NAME_BYTES = NamingRules.MAX_NAME_BYTES;
-
 	/** The largest payload a task may have, as JSON, unless set otherwise: 1 MB. */
 	public static final DataSize DEFAULT_MAX_PAYLOAD_SIZE = DataSize.ofMegabytes(1);
 
@@ -292,18 +289,22 @@ public class RedisSerialQueue implements SerialQueue, SerialQueueRegistry, Smart
 
 	@Override
 	public boolean pause(String queue, @Nullable String group) {
-		QueueKeys keys = keys(queue);
-		NewTasks.checkGroupToPauseOrResume("pause", queue, group);
-		return await(this.scripts.pause(keys, group, this.callIds.next(), this.commandTimeout.multipliedBy(2)),
-				"pausing " + what(queue, group)) == 1L;
+		return changePause(true, queue, group);
 	}
 
 	@Override
 	public boolean resume(String queue, @Nullable String group) {
+		return changePause(false, queue, group);
+	}
+
+	/** Pauses or resumes; a call sent again after a reconnect answers as the first (its id kept twice the timeout). */
+	private boolean changePause(boolean pause, String queue, @Nullable String group) {
 		QueueKeys keys = keys(queue);
-		NewTasks.checkGroupToPauseOrResume("resume", queue, group);
-		return await(this.scripts.resume(keys, group, this.callIds.next(), this.commandTimeout.multipliedBy(2)),
-				"resuming " + what(queue, group)) == 1L;
+		NewTasks.checkGroupToPauseOrResume(pause ? "pause" : "resume", queue, group);
+		String callId = this.callIds.next();
+		Duration keep = this.commandTimeout.multipliedBy(2);
+		return await(pause ? this.scripts.pause(keys, group, callId, keep) : this.scripts.resume(keys, group, callId, keep),
+				(pause ? "pausing " : "resuming ") + what(queue, group)) == 1L;
 	}
 
 	@Override
