@@ -21,8 +21,12 @@ import dev.lockstep.LockService;
  */
 final class LockstepDistributedLock implements DistributedLock {
 
-	/** The longest one wait in Redis of the calls that wait until they get the lock; they wait again after it. */
-	private static final Duration WAIT_ROUND = Duration.ofSeconds(30);
+	/**
+	 * The wait in Redis of the calls that wait until they get the lock: one wait, as long as it takes,
+	 * so that the waiter keeps its place in the lock's queue (a hundred years; Redis being down still
+	 * ends it, with {@code LockUnavailableException}).
+	 */
+	private static final Duration UNTIL_TAKEN = Duration.ofDays(36_500);
 
 	private final LockService lockService;
 
@@ -58,7 +62,7 @@ final class LockstepDistributedLock implements DistributedLock {
 		do {
 			this.local.lockInterruptibly();
 		}
-		while (!enter(WAIT_ROUND, null));
+		while (!enter(UNTIL_TAKEN, null));
 	}
 
 	@Override
@@ -163,7 +167,7 @@ final class LockstepDistributedLock implements DistributedLock {
 			while (true) {
 				this.local.lock();
 				try {
-					if (enter(WAIT_ROUND, timeToLive)) {
+					if (enter(UNTIL_TAKEN, timeToLive)) {
 						return;
 					}
 				}

@@ -2,8 +2,10 @@ package dev.lockstep.integration;
 
 import java.time.Duration;
 import java.util.ConcurrentModificationException;
+import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -20,6 +22,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.integration.support.locks.DistributedLock;
 
+import dev.lockstep.LockHandle;
 import dev.lockstep.LockUnavailableException;
 import dev.lockstep.lock.RedisLockService;
 import dev.lockstep.testing.FaultProxy;
@@ -145,6 +148,56 @@ class LockstepLockRegistryTests {
 		assertThat(waiter.isDone()).isFalse();
 		lock.unlock();
 		assertThat(waiter.get(10, TimeUnit.SECONDS)).isTrue();
+	}
+
+	/**
+	 * {@code lock()} waits in the lock's queue in Redis for as long as it takes, keeping its place:
+	 * it used to give its place up after 30 s and queue again, behind whoever came meanwhile.
+	 */
+	@Test
+	@Timeout(value = 90, unit = TimeUnit.SECONDS)
+	void lockKeepsItsPlaceInTheQueueHoweverLongItWaits() throws Exception {
+		List<String> order = new CopyOnWriteArrayList<>();
+		RedisLockService serviceC = service("c");
+		try (LockHandle holder = this.serviceA.acquire(LockstepLockRegistry.DEFAULT_KEY_PREFIX + "reports", Duration.ZERO)) {
+			Future<?> first = this.threads.submit(() -> {
+				Lock lock = this.instanceB.obtain("reports");
+				lock.lock();
+				order.add("lock()");
+				lock.unlock();
+			});
+			awaitWaiters(1);
+			Future<?> later = this.threads.submit(() -> {
+				try (LockHandle handle = serviceC.acquire(LockstepLockRegistry.DEFAULT_KEY_PREFIX + "reports", Duration.ofSeconds(80))) {
+					order.add("later");
+				}
+			});
+			awaitWaiters(2);
+			Thread.sleep(32_000);
+			assertThat(first.isDone()).isFalse();
+			holder.close();
+			first.get(20, TimeUnit.SECONDS);
+			later.get(20, TimeUnit.SECONDS);
+		}
+		finally {
+			serviceC.stop();
+		}
+		assertThat(order).containsExactly("lock()", "later");
+	}
+
+	/** Waits until the queue of the one lock of this test holds {@code count} waiters. */
+	private void awaitWaiters(int count) throws InterruptedException {
+		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+		while (true) {
+			long waiting = this.redis.keys(this.prefix + "*:queue").stream()
+				.mapToLong((queue) -> this.redis.opsForList().size(queue))
+				.sum();
+			if (waiting == count) {
+				return;
+			}
+			assertThat(System.nanoTime() - deadline).as("waiters queued within 20 s, " + waiting + " so far").isNegative();
+			Thread.sleep(20);
+		}
 	}
 
 	@Test
