@@ -27,7 +27,8 @@ import dev.lockstep.internal.ReactiveTypes;
  * the {@link GuardedJobs}. Two methods with one guard name, or bad limits, fail startup naming
  * the methods.
  */
-final class JobDefinitions implements AnnotatedMethods.Resolver<GuardedJob> {
+record JobDefinitions(GuardedJobs found, Duration lockAtMostFor, Duration lockAtLeastFor, boolean guardAllScheduled)
+		implements AnnotatedMethods.Resolver<GuardedJob> {
 
 	private static final Logger logger = LoggerFactory.getLogger(JobDefinitions.class);
 
@@ -37,19 +38,9 @@ final class JobDefinitions implements AnnotatedMethods.Resolver<GuardedJob> {
 	/** Where a job's lockAtMostFor comes from when it sets none. */
 	private static final String DEFAULT_AT_MOST = "lockstep.job-guard.lock-at-most-for";
 
-	private final GuardedJobs found;
-
-	private final Duration lockAtMostFor;
-
-	private final Duration lockAtLeastFor;
-
-	private final boolean guardAllScheduled;
-
-	JobDefinitions(GuardedJobs found, Duration lockAtMostFor, Duration lockAtLeastFor, boolean guardAllScheduled) {
-		this.found = found;
-		this.lockAtMostFor = DurationRules.renewedLease("The default lockAtMostFor", lockAtMostFor);
-		this.lockAtLeastFor = DurationRules.notNegative("The default lockAtLeastFor", lockAtLeastFor);
-		this.guardAllScheduled = guardAllScheduled;
+	JobDefinitions {
+		DurationRules.renewedLease("The default lockAtMostFor", lockAtMostFor);
+		DurationRules.notNegative("The default lockAtLeastFor", lockAtLeastFor);
 	}
 
 	@Override

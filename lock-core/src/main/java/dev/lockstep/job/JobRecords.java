@@ -32,22 +32,10 @@ import dev.lockstep.internal.redis.ScriptSet;
  * connection, waited for as every Redis reply is ({@link ReplyWait}); Redis trouble is a
  * {@link LockUnavailableException}.
  */
-final class JobRecords {
+record JobRecords(JobScripts scripts, ReplyWait replies, String keyPrefix) {
 
 	/** Runs kept in the history. */
 	static final int HISTORY_SIZE = 20;
-
-	private final JobScripts scripts;
-
-	private final ReplyWait replies;
-
-	private final String keyPrefix;
-
-	JobRecords(JobScripts scripts, ReplyWait replies, String keyPrefix) {
-		this.scripts = scripts;
-		this.replies = replies;
-		this.keyPrefix = keyPrefix;
-	}
 
 	/** The reply of job-view.lua for {@code job}. */
 	private List<Object> view(String job, String what, String argument) {
