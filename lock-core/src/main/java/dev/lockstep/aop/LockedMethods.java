@@ -20,16 +20,7 @@ import dev.lockstep.internal.spel.KeyExpression;
  * {@code ${...}} placeholders, durations and key expressions. Anything wrong fails at startup,
  * when the proxy is created, with a message naming the method and the attribute.
  */
-final class LockedMethods implements AnnotatedMethods.Resolver<LockedMethod> {
-
-	private final Duration lockWaitTime;
-
-	private final Duration groupWaitTime;
-
-	LockedMethods(Duration lockWaitTime, Duration groupWaitTime) {
-		this.lockWaitTime = lockWaitTime;
-		this.groupWaitTime = groupWaitTime;
-	}
+record LockedMethods(Duration lockWaitTime, Duration groupWaitTime) implements AnnotatedMethods.Resolver<LockedMethod> {
 
 	@Override
 	public @Nullable LockedMethod resolve(Method method, Class<?> userClass, MethodAttributes attributes) {
