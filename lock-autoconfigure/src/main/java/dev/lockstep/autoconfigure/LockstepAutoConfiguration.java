@@ -6,9 +6,6 @@ import java.util.Optional;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.context.properties.bind.Binder;
@@ -34,9 +31,7 @@ import dev.lockstep.lock.RedisLockService;
  * {@code @DistributedLock} and {@code @SerialGroup}.
  */
 @AutoConfiguration(after = DataRedisAutoConfiguration.class)
-@ConditionalOnClass(name = "io.lettuce.core.RedisClient")
-@ConditionalOnBean(RedisConnectionFactory.class)
-@ConditionalOnBooleanProperty(name = "lockstep.enabled", matchIfMissing = true)
+@ConditionalOnLockstepRedis
 @EnableConfigurationProperties(LockstepProperties.class)
 @Import(AutoProxyCreatorRegistrar.class)
 public final class LockstepAutoConfiguration {

@@ -13,6 +13,7 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 
 import dev.lockstep.Counters;
+import dev.lockstep.autoconfigure.ConditionalOnLockstepRedis;
 import dev.lockstep.autoconfigure.LockstepAutoConfiguration;
 import dev.lockstep.autoconfigure.LockstepProperties;
 import dev.lockstep.counter.RedisCounters;
@@ -23,9 +24,7 @@ import dev.lockstep.counter.RedisCounters;
  */
 @AutoConfiguration(after = LockstepAutoConfiguration.class,
 		afterName = "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration")
-@ConditionalOnClass(name = "io.lettuce.core.RedisClient")
-@ConditionalOnBean(RedisConnectionFactory.class)
-@ConditionalOnBooleanProperty(name = "lockstep.enabled", matchIfMissing = true)
+@ConditionalOnLockstepRedis
 @ConditionalOnBooleanProperty(name = "lockstep.counters.enabled", matchIfMissing = true)
 public final class CountersAutoConfiguration {
 

@@ -7,9 +7,7 @@ import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.annotation.Bean;
@@ -22,6 +20,7 @@ import dev.lockstep.autoconfigure.JobGuardProperties;
 import dev.lockstep.JobGuardExecutor;
 import dev.lockstep.JobGuardRegistry;
 import dev.lockstep.LockListener;
+import dev.lockstep.autoconfigure.ConditionalOnLockstepRedis;
 import dev.lockstep.autoconfigure.LockstepAutoConfiguration;
 import dev.lockstep.autoconfigure.LockstepInstanceId;
 import dev.lockstep.autoconfigure.LockstepProperties;
@@ -36,9 +35,7 @@ import dev.lockstep.job.FiringTrackingConfigurer;
  * instances, on the application's Redis connection.
  */
 @AutoConfiguration(after = LockstepAutoConfiguration.class)
-@ConditionalOnClass(name = "io.lettuce.core.RedisClient")
-@ConditionalOnBean(RedisConnectionFactory.class)
-@ConditionalOnBooleanProperty(name = "lockstep.enabled", matchIfMissing = true)
+@ConditionalOnLockstepRedis
 @ConditionalOnBooleanProperty(name = "lockstep.job-guard.enabled", matchIfMissing = true)
 public final class JobGuardAutoConfiguration {
 

@@ -17,19 +17,12 @@ import dev.lockstep.job.GuardedJobs;
  * Once every bean is made: guarded jobs in an application without scheduling enabled (no
  * {@code @EnableScheduling}, so no {@code @Scheduled} method ever fires) get a warning that names
  * them. A warning, not a failure: a guarded method may also be called on demand.
+ * @param beans the context's beans, where scheduling shows as its annotation post-processor
+ * @param jobs the guarded jobs
  */
-final class SchedulingCheck implements SmartInitializingSingleton {
+record SchedulingCheck(ListableBeanFactory beans, GuardedJobs jobs) implements SmartInitializingSingleton {
 
 	private static final Logger logger = LoggerFactory.getLogger(SchedulingCheck.class);
-
-	private final ListableBeanFactory beans;
-
-	private final GuardedJobs jobs;
-
-	SchedulingCheck(ListableBeanFactory beans, GuardedJobs jobs) {
-		this.beans = beans;
-		this.jobs = jobs;
-	}
 
 	@Override
 	public void afterSingletonsInstantiated() {

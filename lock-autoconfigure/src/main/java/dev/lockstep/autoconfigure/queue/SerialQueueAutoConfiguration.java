@@ -19,6 +19,7 @@ import org.springframework.context.annotation.Role;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 
 import dev.lockstep.LockListener;
+import dev.lockstep.autoconfigure.ConditionalOnLockstepRedis;
 import dev.lockstep.autoconfigure.LockstepAutoConfiguration;
 import dev.lockstep.autoconfigure.LockstepInstanceId;
 import dev.lockstep.autoconfigure.LockstepProperties;
@@ -33,9 +34,8 @@ import dev.lockstep.queue.SerialQueueListeners;
  */
 @AutoConfiguration(after = LockstepAutoConfiguration.class,
 		afterName = "org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration")
-@ConditionalOnClass(name = { "io.lettuce.core.RedisClient", "tools.jackson.databind.json.JsonMapper" })
-@ConditionalOnBean(RedisConnectionFactory.class)
-@ConditionalOnBooleanProperty(name = "lockstep.enabled", matchIfMissing = true)
+@ConditionalOnLockstepRedis
+@ConditionalOnClass(name = "tools.jackson.databind.json.JsonMapper")
 @ConditionalOnBooleanProperty(name = "lockstep.queue.enabled", matchIfMissing = true)
 public final class SerialQueueAutoConfiguration {
 

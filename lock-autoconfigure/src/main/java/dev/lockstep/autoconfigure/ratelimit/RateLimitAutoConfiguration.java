@@ -16,6 +16,7 @@ import org.springframework.context.annotation.Role;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 
 import dev.lockstep.RateLimiter;
+import dev.lockstep.autoconfigure.ConditionalOnLockstepRedis;
 import dev.lockstep.autoconfigure.LockstepAutoConfiguration;
 import dev.lockstep.autoconfigure.LockstepProperties;
 import dev.lockstep.ratelimit.RateLimitAdvisor;
@@ -28,9 +29,7 @@ import dev.lockstep.ratelimit.RedisRateLimiter;
  */
 @AutoConfiguration(after = LockstepAutoConfiguration.class,
 		afterName = "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration")
-@ConditionalOnClass(name = "io.lettuce.core.RedisClient")
-@ConditionalOnBean(RedisConnectionFactory.class)
-@ConditionalOnBooleanProperty(name = "lockstep.enabled", matchIfMissing = true)
+@ConditionalOnLockstepRedis
 @ConditionalOnBooleanProperty(name = "lockstep.rate-limit.enabled", matchIfMissing = true)
 public final class RateLimitAutoConfiguration {
 
