@@ -12,10 +12,11 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 
 /**
- * The condition of Lockstep's auto-configurations on the application's Redis connection: Lettuce on
- * the classpath, a {@link RedisConnectionFactory} bean and {@code lockstep.enabled} not set to
- * {@code false}; public only for Lockstep's own auto-configurations in other packages, not for
- * applications.
+ * Matches where Lockstep runs on the application's Redis connection: Lettuce on the classpath, a
+ * {@link RedisConnectionFactory} bean and {@code lockstep.enabled} not set to {@code false}. Each
+ * Lockstep auto-configuration on that connection carries it; an application's own configuration that
+ * goes with Lockstep can too (placed after {@code LockstepAutoConfiguration}, as conditions on beans
+ * need).
  */
 @Target(ElementType.TYPE)
 @Retention(RetentionPolicy.RUNTIME)
