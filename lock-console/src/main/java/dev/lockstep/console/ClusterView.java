@@ -41,13 +41,7 @@ final class ClusterView {
 	/** Groups of each kind read for a queue's oldest task (see {@link SerialQueueRegistry#backlog}). */
 	static final int BACKLOG_GROUPS = 1000;
 
-	private final InstanceRecords records;
-
-	private final ConsoleHistory history;
-
-	private final ActivityHistory activity;
-
-	private final JobTriggerRequests requests;
+	private final ConsoleStores stores;
 
 	private final String instanceId;
 
@@ -59,13 +53,9 @@ final class ClusterView {
 
 	private final @Nullable JobGuardRegistry jobs;
 
-	ClusterView(InstanceRecords records, ConsoleHistory history, ActivityHistory activity, JobTriggerRequests requests,
-			String instanceId, @Nullable LockStateRegistry locks, @Nullable SerialQueueRegistry queues,
+	ClusterView(ConsoleStores stores, String instanceId, @Nullable LockStateRegistry locks, @Nullable SerialQueueRegistry queues,
 			@Nullable SerialQueue queueActions, @Nullable JobGuardRegistry jobs) {
-		this.records = records;
-		this.history = history;
-		this.activity = activity;
-		this.requests = requests;
+		this.stores = stores;
 		this.instanceId = instanceId;
 		this.locks = locks;
 		this.queues = queues;
@@ -75,7 +65,7 @@ final class ClusterView {
 
 	Cluster read() {
 		long now = System.currentTimeMillis();
-		List<InstanceRecord> all = this.records.all();
+		List<InstanceRecord> all = this.stores.records().all();
 		List<Instance> instances = all.stream()
 			.map((record) -> new Instance(record.id(), record.host(), record.version(), record.lockstepVersion(),
 					record.heartbeatMillis(), record.alive(), record.id().equals(this.instanceId), record.locks().size()))
@@ -85,7 +75,7 @@ final class ClusterView {
 		JobGuardRegistry jobs = this.jobs;
 		// a feature this instance does not have shows nothing
 		return new Cluster(now, this.instanceId, instances, (locks != null) ? locks(locks, all, now) : List.of(),
-				(locks != null) ? permits(locks, all, now) : List.of(), this.activity.lockWaits(now),
+				(locks != null) ? permits(locks, all, now) : List.of(), this.stores.activity().lockWaits(now),
 				(queues != null) ? queues(queues, all, now) : List.of(), (jobs != null) ? jobs(jobs, all, now) : List.of());
 	}
 
@@ -145,8 +135,8 @@ final class ClusterView {
 			queues.add(new Queue(name, service.stats(name), Backlog.of(service.backlog(name, BACKLOG_GROUPS), now),
 					actions != null && actions.isPaused(name), (actions != null) ? actions.pausedGroups(name) : List.of(),
 					service.busiestGroups(name, GROUPS_SHOWN).stream().map(Group::of).toList(),
-					service.deadLetters(name, DEAD_SHOWN).stream().map(DeadTask::of).toList(), this.history.queue(name),
-					this.activity.tasks(name, now)));
+					service.deadLetters(name, DEAD_SHOWN).stream().map(DeadTask::of).toList(), this.stores.history().queue(name),
+					this.stores.activity().tasks(name, now)));
 		}
 		return queues;
 	}
@@ -165,7 +155,7 @@ final class ClusterView {
 		new TreeSet<>(guardedBy.keySet()).forEach((name) -> jobs.add(new Job(name, guardedBy.get(name),
 				runnableBy.getOrDefault(name, List.of()), registry.lastRun(name).orElse(null),
 				registry.lastSkip(name).orElse(null), registry.nextSlot(name).orElse(null), registry.history(name),
-				registry.elections(name), this.activity.jobs(name, now), this.requests.all(name))));
+				registry.elections(name), this.stores.activity().jobs(name, now), this.stores.requests().all(name))));
 		return jobs;
 	}
 

@@ -49,13 +49,8 @@ public final class ConsoleAutoConfiguration {
 	}
 
 	@Bean
-	InstanceRecords lockstepConsoleRecords(ConsoleRedis redis) {
-		return new InstanceRecords(redis);
-	}
-
-	@Bean
-	ConsoleHistory lockstepConsoleHistory(ConsoleRedis redis) {
-		return new ConsoleHistory(redis);
+	ConsoleStores lockstepConsoleStores(ConsoleRedis redis) {
+		return ConsoleStores.in(redis);
 	}
 
 	/** Counts lock waits, tasks and job runs in memory, for the history (a {@code LockListener}). */
@@ -65,25 +60,15 @@ public final class ConsoleAutoConfiguration {
 	}
 
 	@Bean
-	ActivityHistory lockstepConsoleActivityHistory(ConsoleRedis redis) {
-		return new ActivityHistory(redis);
-	}
-
-	@Bean
-	JobTriggerRequests lockstepConsoleJobTriggers(ConsoleRedis redis) {
-		return new JobTriggerRequests(redis);
-	}
-
-	@Bean
-	InstanceHeartbeat lockstepConsoleHeartbeat(InstanceRecords records, ConsoleHistory history, LockstepInstanceId instanceId,
+	InstanceHeartbeat lockstepConsoleHeartbeat(ConsoleStores stores, LockstepInstanceId instanceId,
 			ConsoleProperties properties, LockstepProperties lockstep, Environment environment, ObjectProvider<LockStateRegistry> locks,
 			ObjectProvider<SerialQueueRegistry> queues, ObjectProvider<JobGuardRegistry> jobs, ActivityListener listener,
-			ActivityHistory activity, JobTriggerRequests requests, ApplicationContext context) {
-		return new InstanceHeartbeat(records, history, instanceId.value(),
+			ApplicationContext context) {
+		return new InstanceHeartbeat(stores.records(), stores.history(), instanceId.value(),
 				environment.getProperty("spring.application.version", "unknown"), properties.heartbeatInterval(),
 				lockstep.commandTimeout(),
 				locks.getIfUnique(), queues.getIfUnique(), jobs.getIfUnique(),
-				new InstanceHeartbeat.Activity(listener, activity, requests, new JobTriggers(context)));
+				new InstanceHeartbeat.Activity(listener, stores.activity(), stores.requests(), new JobTriggers(context)));
 	}
 
 	/** The console's page and API, in a servlet web application that turns it on. */
@@ -95,15 +80,14 @@ public final class ConsoleAutoConfiguration {
 	static final class Web {
 
 		@Bean
-		ConsoleController lockstepConsoleController(InstanceRecords records, ConsoleHistory history,
-				ActivityHistory activity, JobTriggerRequests requests, LockstepInstanceId instanceId,
+		ConsoleController lockstepConsoleController(ConsoleStores stores, LockstepInstanceId instanceId,
 				ConsoleProperties properties, ApplicationContext context, ObjectProvider<LockStateRegistry> locks,
 				ObjectProvider<SerialQueueRegistry> queues, ObjectProvider<SerialQueue> queueActions,
 				ObjectProvider<JobGuardRegistry> jobs) {
-			ClusterView view = new ClusterView(records, history, activity, requests, instanceId.value(), locks.getIfUnique(),
-					queues.getIfUnique(), queueActions.getIfUnique(), jobs.getIfUnique());
-			ConsoleActions actions = new ConsoleActions(records, instanceId.value(), locks.getIfUnique(),
-					queueActions.getIfUnique(), queues.getIfUnique(), requests);
+			ClusterView view = new ClusterView(stores, instanceId.value(), locks.getIfUnique(), queues.getIfUnique(),
+					queueActions.getIfUnique(), jobs.getIfUnique());
+			ConsoleActions actions = new ConsoleActions(stores.records(), instanceId.value(), locks.getIfUnique(),
+					queueActions.getIfUnique(), queues.getIfUnique(), stores.requests());
 			return new ConsoleController(view, actions, properties,
 					ClassUtils.isPresent(SECURITY_CLASS, context.getClassLoader()));
 		}

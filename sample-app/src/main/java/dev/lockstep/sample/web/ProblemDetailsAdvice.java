@@ -48,7 +48,7 @@ class ProblemDetailsAdvice extends ResponseEntityExceptionHandler {
 
 	private static final Logger logger = LoggerFactory.getLogger(ProblemDetailsAdvice.class);
 
-	private static final String RETRY_AFTER_SECONDS = "1";
+	private static final long RETRY_AFTER_SECONDS = 1;
 
 	@ExceptionHandler
 	ProblemDetail lockKey(LockKeyException ex) {
@@ -57,27 +57,14 @@ class ProblemDetailsAdvice extends ResponseEntityExceptionHandler {
 
 	@ExceptionHandler
 	ResponseEntity<ProblemDetail> notAcquired(LockNotAcquiredException ex) {
-		return ResponseEntity.status(HttpStatus.CONFLICT)
-			.header(HttpHeaders.RETRY_AFTER, RETRY_AFTER_SECONDS)
-			.body(problem(HttpStatus.CONFLICT, "Busy elsewhere", ex.getMessage()));
+		return retryAfter(RETRY_AFTER_SECONDS, problem(HttpStatus.CONFLICT, "Busy elsewhere", ex.getMessage()));
 	}
 
-	@ExceptionHandler
-	ResponseEntity<ProblemDetail> unavailable(LockUnavailableException ex) {
-		return unavailable((RuntimeException) ex);
-	}
-
-	@ExceptionHandler
-	ResponseEntity<ProblemDetail> queueUnavailable(SerialQueueException ex) {
-		return unavailable((RuntimeException) ex);
-	}
-
-	private ResponseEntity<ProblemDetail> unavailable(RuntimeException ex) {
+	@ExceptionHandler({ LockUnavailableException.class, SerialQueueException.class })
+	ResponseEntity<ProblemDetail> unavailable(RuntimeException ex) {
 		logger.warn("Answering 503: {}", ex.getMessage());
-		return ResponseEntity.status(HttpStatus.SERVICE_UNAVAILABLE)
-			.header(HttpHeaders.RETRY_AFTER, RETRY_AFTER_SECONDS)
-			.body(problem(HttpStatus.SERVICE_UNAVAILABLE, "Coordination unavailable",
-					"Redis cannot be reached, so nothing was done; try again later"));
+		return retryAfter(RETRY_AFTER_SECONDS, problem(HttpStatus.SERVICE_UNAVAILABLE, "Coordination unavailable",
+				"Redis cannot be reached, so nothing was done; try again later"));
 	}
 
 	@ExceptionHandler
@@ -88,9 +75,7 @@ class ProblemDetailsAdvice extends ResponseEntityExceptionHandler {
 				"At most " + ex.getLimit() + " calls per " + ex.getPer().toMillis() + " ms for '" + ex.getKey() + "'; retry after "
 						+ seconds + " s");
 		problem.setProperty("retryAfter", seconds);
-		return ResponseEntity.status(HttpStatus.TOO_MANY_REQUESTS)
-			.header(HttpHeaders.RETRY_AFTER, Long.toString(seconds))
-			.body(problem);
+		return retryAfter(seconds, problem);
 	}
 
 	@ExceptionHandler
@@ -142,6 +127,13 @@ class ProblemDetailsAdvice extends ResponseEntityExceptionHandler {
 		ProblemDetail body = problem(HttpStatus.BAD_REQUEST, "Invalid request", String.join("; ", errors));
 		body.setProperty("errors", errors);
 		return handleExceptionInternal(ex, body, headers, status, request);
+	}
+
+	/** {@code problem} with its status and {@code Retry-After}: the client may try again after {@code seconds}. */
+	private static ResponseEntity<ProblemDetail> retryAfter(long seconds, ProblemDetail problem) {
+		return ResponseEntity.status(problem.getStatus())
+			.header(HttpHeaders.RETRY_AFTER, Long.toString(seconds))
+			.body(problem);
 	}
 
 	private static ProblemDetail problem(HttpStatus status, String title, @Nullable String detail) {
