@@ -53,6 +53,18 @@ final class LockLoop {
 		this.keyOfThread = keyOfThread;
 	}
 
+	/**
+	 * Opens {@code clients} clients of {@code library}, runs a thread on each, all locking
+	 * {@code key}, for the run's warm-up and measured window, closes the clients and returns the
+	 * measured window.
+	 */
+	static Window onOneKey(Library library, int clients, String key, RunContext context, String threadName)
+			throws Exception {
+		try (Clients<LockClient> opened = Clients.open(clients, () -> library.connect(context.redis()))) {
+			return new LockLoop(clients, opened::get, (thread) -> key).run(context, threadName);
+		}
+	}
+
 	/** Runs the threads for the run's warm-up and measured window, on its Redis, and returns the measured window. */
 	Window run(RunContext context, String threadName) throws Exception {
 		return run(context.redis(), context.settings().warmup(), context.settings().measure(), threadName);

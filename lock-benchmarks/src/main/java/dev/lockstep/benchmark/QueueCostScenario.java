@@ -15,6 +15,9 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 
 import dev.lockstep.queue.QueueSettings;
 
+import static dev.lockstep.benchmark.TaskMetrics.COMMANDS;
+import static dev.lockstep.benchmark.TaskMetrics.REDIS_CPU;
+
 /**
  * Q: the queue against BullMQ. 100,000 tasks of no work through one queue, run by 2 worker
  * processes of 8 workers each (Lockstep: {@link QueueWorker} JVMs; BullMQ: Node processes of one
@@ -34,10 +37,6 @@ final class QueueCostScenario implements Scenario {
 
 	static final Metric TASKS_PER_SECOND = Metric.rate("tasks/s");
 
-	static final Metric CPU = Metric.cost("Redis CPU µs/task");
-
-	static final Metric COMMANDS = Metric.cost("Redis commands/task");
-
 	static final Metric MEMORY = Metric.cost("Redis memory bytes/waiting task");
 
 	static final Metric EMPTY_TAKES = Metric.cost("takes that found nothing/task").onlyLockstep();
@@ -53,7 +52,8 @@ final class QueueCostScenario implements Scenario {
 	public Definition definition() {
 		return new Definition("Q", TASKS + " tasks of no work through one queue, 2 worker processes x 8 (Lockstep over " + GROUPS
 				+ " groups, BullMQ without groups): throughput, Redis cost, memory per waiting task",
-				List.of(Library.LOCKSTEP, Library.BULLMQ), List.of(TASKS_PER_SECOND, CPU, COMMANDS, MEMORY, EMPTY_TAKES, OUT_OF_ORDER));
+				List.of(Library.LOCKSTEP, Library.BULLMQ),
+				List.of(TASKS_PER_SECOND, REDIS_CPU, COMMANDS, MEMORY, EMPTY_TAKES, OUT_OF_ORDER));
 	}
 
 	@Override
@@ -118,7 +118,7 @@ final class QueueCostScenario implements Scenario {
 			}
 			return new RunResult().with(TASKS_PER_SECOND.name(), tasks / seconds)
 				.with(COMMANDS.name(), (double) (cost.commands().total() - 2 * polls) / tasks)
-				.with(CPU.name(), cost.redisCpuPer(tasks))
+				.with(REDIS_CPU.name(), cost.redisCpuPer(tasks))
 				.withNote(ran + " of " + tasks + " jobs ran; per job: " + cost.commands().per(tasks));
 		}
 	}
@@ -149,8 +149,8 @@ final class QueueCostScenario implements Scenario {
 		return List.of(
 				TargetCheck.atLeast(id(), "Lockstep queue tasks/s ≥ 1.0x BullMQ's",
 						results.figure(Library.LOCKSTEP, TASKS_PER_SECOND), 1.0, results.figure(Library.BULLMQ, TASKS_PER_SECOND)),
-				TargetCheck.atMost(id(), "Lockstep queue Redis CPU/task ≤ 1.0x BullMQ's", results.figure(Library.LOCKSTEP, CPU),
-						1.0, results.figure(Library.BULLMQ, CPU)),
+				TargetCheck.atMost(id(), "Lockstep queue Redis CPU/task ≤ 1.0x BullMQ's", results.figure(Library.LOCKSTEP, REDIS_CPU),
+						1.0, results.figure(Library.BULLMQ, REDIS_CPU)),
 				TargetCheck.atMost(id(), "Lockstep queue memory/waiting task ≤ 1.0x BullMQ's",
 						results.figure(Library.LOCKSTEP, MEMORY), 1.0, results.figure(Library.BULLMQ, MEMORY)),
 				TargetCheck.atMostValue(id(), "Lockstep queue takes that found nothing ≤ 0.1/task",

@@ -42,8 +42,8 @@ final class QueueDrain {
 
 		RunResult result(int tasks) {
 			return new RunResult().with(QueueCostScenario.TASKS_PER_SECOND.name(), this.tasksPerSecond)
-				.with(QueueCostScenario.COMMANDS.name(), (double) this.commands / tasks)
-				.with(QueueCostScenario.CPU.name(), (double) this.cpuMicros / tasks)
+				.with(TaskMetrics.COMMANDS.name(), (double) this.commands / tasks)
+				.with(TaskMetrics.REDIS_CPU.name(), (double) this.cpuMicros / tasks)
 				.with(QueueCostScenario.EMPTY_TAKES.name(), (double) this.emptyTakes / tasks)
 				.with(QueueCostScenario.OUT_OF_ORDER.name(), this.outOfOrder)
 				.withNote(this.ran + " of " + tasks + " tasks ran; per task: " + this.commandsByName);

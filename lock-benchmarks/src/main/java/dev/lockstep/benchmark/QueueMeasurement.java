@@ -69,15 +69,15 @@ record QueueMeasurement(long startMicros, List<QueueTaskRun> runs, long commands
 			result.with(QueueCostScenario.EMPTY_TAKES.name(), (double) this.emptyTakes / Math.max(1, runs().size()));
 		}
 		if (this.redisCpuMicros != null) {
-			result.with(QueueCostScenario.CPU.name(), (double) this.redisCpuMicros / Math.max(1, runs().size()));
+			result.with(TaskMetrics.REDIS_CPU.name(), (double) this.redisCpuMicros / Math.max(1, runs().size()));
 		}
 		if (this.wokenMisses != null) {
 			result.with(QueueCostScenario.WOKEN_MISSES.name(), (double) this.wokenMisses / Math.max(1, runs().size()));
 		}
-		return result.with(SerialQueueScenario.MAKESPAN.name(), makespan / 1000.0)
-			.with(SerialQueueScenario.VERSUS_IDEAL.name(), (double) makespan / workload.idealMicros())
-			.with(SerialQueueScenario.COMMANDS.name(), (double) this.commands / Math.max(1, runs().size()))
-			.with(SerialQueueScenario.OUT_OF_ORDER.name(), outOfOrder)
+		return result.with(TaskMetrics.MAKESPAN.name(), makespan / 1000.0)
+			.with(TaskMetrics.VERSUS_IDEAL.name(), (double) makespan / workload.idealMicros())
+			.with(TaskMetrics.COMMANDS.name(), (double) this.commands / Math.max(1, runs().size()))
+			.with(TaskMetrics.OUT_OF_SUBMISSION_ORDER.name(), outOfOrder)
 			.withOverlaps(overlaps)
 			.withLatencies(coldWaits)
 			.withNote(String.format(Locale.ROOT, "%d of %d tasks ran%s; hot group: first start %.0f ms, span %.0f ms, "

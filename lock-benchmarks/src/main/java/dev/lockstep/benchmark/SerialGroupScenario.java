@@ -11,6 +11,12 @@ import java.util.stream.Collectors;
 
 import org.jspecify.annotations.Nullable;
 
+import static dev.lockstep.benchmark.TaskMetrics.COMMANDS;
+import static dev.lockstep.benchmark.TaskMetrics.MAKESPAN;
+import static dev.lockstep.benchmark.TaskMetrics.OUT_OF_SUBMISSION_ORDER;
+import static dev.lockstep.benchmark.TaskMetrics.REDIS_CPU;
+import static dev.lockstep.benchmark.TaskMetrics.VERSUS_IDEAL;
+
 /**
  * E: serial groups across processes, the workload of the import service in field report 1.
  * Two child JVMs ({@link SerialGroupWorker}) with sixteen worker threads each submit 64 groups of
@@ -36,10 +42,6 @@ final class SerialGroupScenario implements Scenario {
 
 	static final int THREADS = 16;
 
-	static final Metric MAKESPAN = Metric.cost("makespan ms");
-
-	static final Metric VERSUS_IDEAL = Metric.cost("makespan / ideal");
-
 	static final Metric FREE_LOCK_FLOOR = Metric.reference("free lock's makespan / ideal");
 
 	/** The spread behind the median: the slowest measured job of all rounds. */
@@ -48,13 +50,7 @@ final class SerialGroupScenario implements Scenario {
 	/** And the fastest. */
 	static final Metric FASTEST = Metric.lowest("makespan / ideal, fastest job");
 
-	static final Metric COMMANDS = Metric.cost("Redis commands/task");
-
-	static final Metric OUT_OF_ORDER = Metric.count("tasks out of submission order");
-
 	static final Metric WORKER_CPU = Metric.cost("worker JVMs' CPU µs/task");
-
-	static final Metric REDIS_CPU = Metric.cost("Redis CPU µs/task");
 
 	private static final Duration START_TIMEOUT = Duration.ofMinutes(2);
 
@@ -80,8 +76,8 @@ final class SerialGroupScenario implements Scenario {
 								+ "on the other JVM; makespan against the ideal of %d ms",
 						GROUPS, TASKS_PER_GROUP, WORK_MICROS / 1000, JVMS, THREADS, job("ideal").idealMicros() / 1000),
 				List.of(Library.LOCKSTEP, Library.REDISSON_FAIR),
-				List.of(MAKESPAN, VERSUS_IDEAL, SLOWEST, FASTEST, FREE_LOCK_FLOOR, WORKER_CPU, REDIS_CPU, COMMANDS, OUT_OF_ORDER,
-						Metric.overlaps()));
+				List.of(MAKESPAN, VERSUS_IDEAL, SLOWEST, FASTEST, FREE_LOCK_FLOOR, WORKER_CPU, REDIS_CPU, COMMANDS,
+						OUT_OF_SUBMISSION_ORDER, Metric.overlaps()));
 	}
 
 	@Override
@@ -167,7 +163,7 @@ final class SerialGroupScenario implements Scenario {
 			perJob.add(new RunResult().with(MAKESPAN.name(), timeline.makespanMicros() / 1000.0)
 				.with(VERSUS_IDEAL.name(), (double) timeline.makespanMicros() / ideal)
 				.with(FREE_LOCK_FLOOR.name(), (double) job.freeLockMakespanMicros() / ideal)
-				.with(OUT_OF_ORDER.name(), timeline.outOfOrder())
+				.with(OUT_OF_SUBMISSION_ORDER.name(), timeline.outOfOrder())
 				.with(WORKER_CPU.name(), (double) job.workerCpuMicros() / tasks)
 				.with(REDIS_CPU.name(), (double) job.redisCpuMicros() / tasks));
 			commands = commands.plus(job.commands());
@@ -178,7 +174,7 @@ final class SerialGroupScenario implements Scenario {
 			.collect(Collectors.joining(", "));
 		double meanWork = jobs.stream().mapToDouble((job) -> job.timeline().meanWorkMicros()).average().orElse(Double.NaN);
 		RunResult result = new RunResult();
-		for (Metric metric : List.of(MAKESPAN, VERSUS_IDEAL, FREE_LOCK_FLOOR, OUT_OF_ORDER, WORKER_CPU, REDIS_CPU)) {
+		for (Metric metric : List.of(MAKESPAN, VERSUS_IDEAL, FREE_LOCK_FLOOR, OUT_OF_SUBMISSION_ORDER, WORKER_CPU, REDIS_CPU)) {
 			result.with(metric.name(), Metric.median(perJob, metric.name()));
 		}
 		result.with(SLOWEST.name(), perJob.stream().mapToDouble((job) -> job.value(VERSUS_IDEAL.name())).max().orElse(Double.NaN));

@@ -14,6 +14,12 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 
 import dev.lockstep.queue.RedisSerialQueue;
 
+import static dev.lockstep.benchmark.TaskMetrics.COMMANDS;
+import static dev.lockstep.benchmark.TaskMetrics.MAKESPAN;
+import static dev.lockstep.benchmark.TaskMetrics.OUT_OF_SUBMISSION_ORDER;
+import static dev.lockstep.benchmark.TaskMetrics.REDIS_CPU;
+import static dev.lockstep.benchmark.TaskMetrics.VERSUS_IDEAL;
+
 /**
  * G: field report 1's import pipeline with a hot group. One group with 2,000 tasks and 200 groups
  * with 5 tasks each, 2 ms of work per task, arriving interleaved (two hot tasks to one cold one).
@@ -34,15 +40,7 @@ final class SerialQueueScenario implements Scenario {
 
 	static final int THREADS = 16;
 
-	static final Metric MAKESPAN = Metric.cost("makespan ms");
-
-	static final Metric VERSUS_IDEAL = Metric.cost("makespan / ideal");
-
 	static final Metric COLD_P99 = Metric.latencyPercentile("p99 cold submit-to-start ms", 99);
-
-	static final Metric COMMANDS = Metric.cost("Redis commands/task");
-
-	static final Metric OUT_OF_ORDER = Metric.count("tasks out of submission order");
 
 	private static final Duration START_TIMEOUT = Duration.ofMinutes(2);
 
@@ -68,8 +66,8 @@ final class SerialQueueScenario implements Scenario {
 	public Definition definition() {
 		return new Definition("G", describe(),
 				List.of(Library.LOCKSTEP, Library.LOCKSTEP_SERIAL_GROUP, Library.REDISSON_FAIR, Library.FIELD_REPORT_QUEUE),
-				List.of(MAKESPAN, VERSUS_IDEAL, COLD_P99, COMMANDS, QueueCostScenario.CPU, QueueCostScenario.EMPTY_TAKES,
-						QueueCostScenario.WOKEN_MISSES, OUT_OF_ORDER, Metric.overlaps()));
+				List.of(MAKESPAN, VERSUS_IDEAL, COLD_P99, COMMANDS, REDIS_CPU, QueueCostScenario.EMPTY_TAKES,
+						QueueCostScenario.WOKEN_MISSES, OUT_OF_SUBMISSION_ORDER, Metric.overlaps()));
 	}
 
 	@Override

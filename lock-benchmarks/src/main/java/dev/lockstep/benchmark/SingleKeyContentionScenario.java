@@ -31,17 +31,13 @@ final class SingleKeyContentionScenario implements Scenario {
 
 	@Override
 	public RunResult run(Library library, RunContext context) throws Exception {
-		try (Clients<LockClient> clients = Clients.open(CLIENTS, () -> library.connect(context.redis()))) {
-			String key = context.key("c16");
-			LockLoop.Window window = new LockLoop(CLIENTS, clients::get, (thread) -> key).run(context,
-					"bench-c16-" + library.id());
-			return new RunResult().with(HANDOFFS.name(), window.perSecond(window.handoffs()))
-				.with(ACQUISITIONS.name(), window.perSecond(window.acquisitions()))
-				.with(WAIT_P99.name(), window.waitMicros().getValueAtPercentile(99) / 1000.0)
-				.with(COMMANDS.name(), window.commandsPer(window.handoffs()))
-				.withOverlaps(window.overlaps())
-				.withNote("per hand-off: " + window.commands().per(window.handoffs()));
-		}
+		LockLoop.Window window = LockLoop.onOneKey(library, CLIENTS, context.key("c16"), context, "bench-c16-" + library.id());
+		return new RunResult().with(HANDOFFS.name(), window.perSecond(window.handoffs()))
+			.with(ACQUISITIONS.name(), window.perSecond(window.acquisitions()))
+			.with(WAIT_P99.name(), window.waitMicros().getValueAtPercentile(99) / 1000.0)
+			.with(COMMANDS.name(), window.commandsPer(window.handoffs()))
+			.withOverlaps(window.overlaps())
+			.withNote("per hand-off: " + window.commands().per(window.handoffs()));
 	}
 
 	@Override

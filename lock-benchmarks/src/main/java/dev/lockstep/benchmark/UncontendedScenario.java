@@ -22,15 +22,11 @@ final class UncontendedScenario implements Scenario {
 
 	@Override
 	public RunResult run(Library library, RunContext context) throws Exception {
-		try (LockClient client = library.connect(context.redis())) {
-			String key = context.key("a");
-			LockLoop.Window window = new LockLoop(1, (thread) -> client, (thread) -> key).run(context,
-					"bench-a-" + library.id());
-			return new RunResult().with(PAIRS.name(), window.perSecond(window.acquisitions()))
-				.with(COMMANDS.name(), window.commandsPer(window.acquisitions()))
-				.withOverlaps(window.overlaps())
-				.withNote("per pair: " + window.commands().per(window.acquisitions()));
-		}
+		LockLoop.Window window = LockLoop.onOneKey(library, 1, context.key("a"), context, "bench-a-" + library.id());
+		return new RunResult().with(PAIRS.name(), window.perSecond(window.acquisitions()))
+			.with(COMMANDS.name(), window.commandsPer(window.acquisitions()))
+			.withOverlaps(window.overlaps())
+			.withNote("per pair: " + window.commands().per(window.acquisitions()));
 	}
 
 	@Override

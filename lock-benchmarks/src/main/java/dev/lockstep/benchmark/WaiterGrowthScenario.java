@@ -43,18 +43,15 @@ final class WaiterGrowthScenario implements Scenario {
 		double last = Double.NaN;
 		for (int i = 0; i < CLIENTS.length; i++) {
 			int count = CLIENTS[i];
-			try (Clients<LockClient> clients = Clients.open(count, () -> library.connect(context.redis()))) {
-				String key = context.key("h-waiters-" + count);
-				LockLoop.Window window = new LockLoop(count, clients::get, (thread) -> key).run(context,
-						"bench-h-" + count + "-" + library.id());
-				double perHandoff = window.commandsPer(window.handoffs());
-				result.with(COMMANDS.get(i).name(), perHandoff);
-				overlaps += window.overlaps();
-				first = (i == 0) ? perHandoff : first;
-				last = perHandoff;
-				note.append(String.format(Locale.ROOT, "%s%d clients: %.0f hand-offs/s, %s", (i == 0) ? "" : "; ", count,
-						window.perSecond(window.handoffs()), window.commands().per(window.handoffs())));
-			}
+			LockLoop.Window window = LockLoop.onOneKey(library, count, context.key("h-waiters-" + count), context,
+					"bench-h-" + count + "-" + library.id());
+			double perHandoff = window.commandsPer(window.handoffs());
+			result.with(COMMANDS.get(i).name(), perHandoff);
+			overlaps += window.overlaps();
+			first = (i == 0) ? perHandoff : first;
+			last = perHandoff;
+			note.append(String.format(Locale.ROOT, "%s%d clients: %.0f hand-offs/s, %s", (i == 0) ? "" : "; ", count,
+					window.perSecond(window.handoffs()), window.commands().per(window.handoffs())));
 		}
 		result.with(GROWTH.name(), last / first);
 		return result.withOverlaps(overlaps).withNote(note.toString());
