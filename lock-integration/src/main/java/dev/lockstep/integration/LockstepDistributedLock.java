@@ -22,9 +22,10 @@ import dev.lockstep.LockService;
 final class LockstepDistributedLock implements DistributedLock {
 
 	/**
-	 * The wait in Redis of the calls that wait until they get the lock: one wait, as long as it takes,
-	 * so that the waiter keeps its place in the lock's queue (a hundred years; Redis being down still
-	 * ends it, with {@code LockUnavailableException}).
+	 * The wait in Redis of the calls that wait until they get the lock: one wait, as long as it takes
+	 * (a hundred years), so that the waiter keeps its place in the lock's queue. Redis not answering
+	 * when the waiter joins the queue ends it with {@code LockUnavailableException}; while it waits,
+	 * an outage does not: its heartbeat queues it again if Redis lost its entry.
 	 */
 	private static final Duration UNTIL_TAKEN = Duration.ofDays(36_500);
 
