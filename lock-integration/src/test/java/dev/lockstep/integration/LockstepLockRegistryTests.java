@@ -185,6 +185,55 @@ class LockstepLockRegistryTests {
 		assertThat(order).containsExactly("lock()", "later");
 	}
 
+	/**
+	 * An outage while {@code lock()} waits in the queue does not end it: the holder releases while
+	 * the waiter's instance hears nothing from Redis, and the waiter takes the lock once Redis
+	 * answers again.
+	 */
+	@Test
+	void lockWaitsThroughAnOutageAndTakesTheLockAfterIt() throws Exception {
+		TestRedis.Endpoint endpoint = TestRedis.standalone();
+		try (FaultProxy proxy = FaultProxy.start(endpoint.host(), endpoint.port())) {
+			LettuceConnectionFactory throughProxy = new LettuceConnectionFactory(
+					new RedisStandaloneConfiguration(proxy.host(), proxy.port()));
+			throughProxy.afterPropertiesSet();
+			throughProxy.start();
+			RedisLockService service = new RedisLockService(throughProxy);
+			service.setKeyPrefix(this.prefix);
+			service.setInstanceId("c");
+			service.setLeaseTime(Duration.ofSeconds(3));
+			service.setCommandTimeout(Duration.ofMillis(300));
+			service.setShutdownTimeout(Duration.ZERO);
+			service.start();
+			LockHandle holder = this.serviceA.acquire(LockstepLockRegistry.DEFAULT_KEY_PREFIX + "reports", Duration.ZERO);
+			try {
+				Lock lock = new LockstepLockRegistry(service).obtain("reports");
+				Future<Boolean> waiter = this.threads.submit(() -> {
+					lock.lock();
+					// held in Redis: another instance cannot take it now
+					boolean free = this.threads.submit(() -> tryAndUnlock(this.instanceB.obtain("reports")))
+						.get(10, TimeUnit.SECONDS);
+					lock.unlock();
+					return !free;
+				});
+				awaitWaiters(1);
+				proxy.stall();
+				// heartbeats and the hand-over's message go unanswered meanwhile
+				Thread.sleep(1500);
+				holder.close();
+				Thread.sleep(3000);
+				assertThat(waiter.isDone()).as("lock() ended during the outage").isFalse();
+				proxy.heal();
+				assertThat(waiter.get(20, TimeUnit.SECONDS)).isTrue();
+			}
+			finally {
+				holder.close();
+				service.stop();
+				throughProxy.destroy();
+			}
+		}
+	}
+
 	/** Waits until the queue of the one lock of this test holds {@code count} waiters. */
 	private void awaitWaiters(int count) throws InterruptedException {
 		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
