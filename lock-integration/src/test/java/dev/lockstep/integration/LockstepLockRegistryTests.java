@@ -12,6 +12,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Lock;
 
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -55,9 +56,7 @@ class LockstepLockRegistryTests {
 	@BeforeEach
 	void start() {
 		TestRedis.Endpoint endpoint = TestRedis.standalone();
-		this.factory = new LettuceConnectionFactory(new RedisStandaloneConfiguration(endpoint.host(), endpoint.port()));
-		this.factory.afterPropertiesSet();
-		this.factory.start();
+		this.factory = connection(endpoint.host(), endpoint.port());
 		this.redis = new StringRedisTemplate(this.factory);
 		this.serviceA = service("a");
 		this.serviceB = service("b");
@@ -65,11 +64,26 @@ class LockstepLockRegistryTests {
 		this.instanceB = new LockstepLockRegistry(this.serviceB);
 	}
 
+	private static LettuceConnectionFactory connection(String host, int port) {
+		LettuceConnectionFactory factory = new LettuceConnectionFactory(new RedisStandaloneConfiguration(host, port));
+		factory.afterPropertiesSet();
+		factory.start();
+		return factory;
+	}
+
 	private RedisLockService service(String instanceId) {
-		RedisLockService service = new RedisLockService(this.factory);
+		return service(this.factory, instanceId, null);
+	}
+
+	/** A started lock service on {@code factory}: 3 s leases, the default command timeout unless one is given. */
+	private RedisLockService service(LettuceConnectionFactory factory, String instanceId, @Nullable Duration commandTimeout) {
+		RedisLockService service = new RedisLockService(factory);
 		service.setKeyPrefix(this.prefix);
 		service.setInstanceId(instanceId);
 		service.setLeaseTime(Duration.ofSeconds(3));
+		if (commandTimeout != null) {
+			service.setCommandTimeout(commandTimeout);
+		}
 		service.setShutdownTimeout(Duration.ZERO);
 		service.start();
 		return service;
@@ -194,17 +208,8 @@ class LockstepLockRegistryTests {
 	void lockWaitsThroughAnOutageAndTakesTheLockAfterIt() throws Exception {
 		TestRedis.Endpoint endpoint = TestRedis.standalone();
 		try (FaultProxy proxy = FaultProxy.start(endpoint.host(), endpoint.port())) {
-			LettuceConnectionFactory throughProxy = new LettuceConnectionFactory(
-					new RedisStandaloneConfiguration(proxy.host(), proxy.port()));
-			throughProxy.afterPropertiesSet();
-			throughProxy.start();
-			RedisLockService service = new RedisLockService(throughProxy);
-			service.setKeyPrefix(this.prefix);
-			service.setInstanceId("c");
-			service.setLeaseTime(Duration.ofSeconds(3));
-			service.setCommandTimeout(Duration.ofMillis(300));
-			service.setShutdownTimeout(Duration.ZERO);
-			service.start();
+			LettuceConnectionFactory throughProxy = connection(proxy.host(), proxy.port());
+			RedisLockService service = service(throughProxy, "c", Duration.ofMillis(300));
 			LockHandle holder = this.serviceA.acquire(LockstepLockRegistry.DEFAULT_KEY_PREFIX + "reports", Duration.ZERO);
 			try {
 				Lock lock = new LockstepLockRegistry(service).obtain("reports");
@@ -423,17 +428,8 @@ class LockstepLockRegistryTests {
 	void whileRedisDoesNotAnswerLockingThrowsNamingTheLockAndLeavesItFree() throws Exception {
 		TestRedis.Endpoint endpoint = TestRedis.standalone();
 		try (FaultProxy proxy = FaultProxy.start(endpoint.host(), endpoint.port())) {
-			LettuceConnectionFactory throughProxy = new LettuceConnectionFactory(
-					new RedisStandaloneConfiguration(proxy.host(), proxy.port()));
-			throughProxy.afterPropertiesSet();
-			throughProxy.start();
-			RedisLockService service = new RedisLockService(throughProxy);
-			service.setKeyPrefix(this.prefix);
-			service.setInstanceId("c");
-			service.setLeaseTime(Duration.ofSeconds(3));
-			service.setCommandTimeout(Duration.ofMillis(300));
-			service.setShutdownTimeout(Duration.ZERO);
-			service.start();
+			LettuceConnectionFactory throughProxy = connection(proxy.host(), proxy.port());
+			RedisLockService service = service(throughProxy, "c", Duration.ofMillis(300));
 			try {
 				Lock lock = new LockstepLockRegistry(service).obtain("orders");
 				proxy.stall();
