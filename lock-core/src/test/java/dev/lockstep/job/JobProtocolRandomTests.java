@@ -9,6 +9,8 @@ import java.util.Map;
 import java.util.PriorityQueue;
 import java.util.Random;
 import java.util.Set;
+import java.util.SplittableRandom;
+import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 
 import org.jspecify.annotations.Nullable;
@@ -56,7 +58,9 @@ import static org.assertj.core.api.Assertions.fail;
  * held the guard a whole period on (the documented skip of a job longer than its period). Invariant
  * 3: such a slot whose chosen instance lives through it, when both clocks are within the tolerance,
  * neither instance was stopped and no claim found the guard held, runs on that instance, on time,
- * not through a takeover. Seeded: {@code -Dlockstep.jobprotocol.seed=...} replays a run; the old
+ * not through a takeover. Seeded: {@code -Dlockstep.jobprotocol.seed=...} replays a run, reply for
+ * reply (the scripts' own clock, Redis's, reaches no decision of theirs here), which
+ * {@link #aSeedReplaysTheSameRun} checks; the old
  * claim script, which decided a slot skipped whenever its chosen instance found the guard held,
  * fails invariant 2.
  */
@@ -65,8 +69,12 @@ class JobProtocolRandomTests {
 
 	private static final long PERIOD = 1000;
 
-	/** A period in the slot numbers given to Redis (they only need to be distinct and ordered). */
-	private static final long SLOT_STEP = 10;
+	/**
+	 * A period in the slot numbers given to Redis (they only need to be distinct and ordered), in ms:
+	 * long enough that a prune's cutoff, set half a step below a slot by Redis's clock, stays between
+	 * the same two slots however long the prune takes to reach Redis.
+	 */
+	private static final long SLOT_STEP = 1000;
 
 	private static final long LEASE = 4 * PERIOD;
 
@@ -104,13 +112,46 @@ class JobProtocolRandomTests {
 		for (int run = 0; run < runs; run++) {
 			long runSeed = seed + run;
 			try {
-				new Simulation(new Random(new java.util.SplittableRandom(runSeed).nextLong()), JobKeys.of(this.prefix + run + ":", "sim")).run(slots);
+				simulate(runSeed, run + ":", slots, false);
 			}
 			catch (AssertionError ex) {
 				fail("job protocol run failed; replay with -Dlockstep.jobprotocol.seed=" + runSeed
 						+ " -Dlockstep.jobprotocol.runs=1: " + ex.getMessage(), ex);
 			}
 		}
+	}
+
+	/**
+	 * The same seed gives the same run, reply for reply, however fast the machine runs it: the
+	 * scripts read Redis's clock, so the simulation must not let real time into what they answer.
+	 */
+	@Test
+	void aSeedReplaysTheSameRun() throws Exception {
+		long seed = Long.getLong("lockstep.jobprotocol.seed", System.nanoTime());
+		for (int run = 0; run < 2; run++) {
+			long runSeed = seed + run;
+			String first = simulate(runSeed, "replay" + run + "a:", 600, true);
+			String again = simulate(runSeed, "replay" + run + "b:", 600, true);
+			int differs = 0;
+			while (differs < Math.min(first.length(), again.length()) && first.charAt(differs) == again.charAt(differs)) {
+				differs++;
+			}
+			assertThat(again.equals(first))
+				.as("the run of seed %d replayed went otherwise: '%s' the first time, '%s' the second", runSeed,
+						around(first, differs), around(again, differs))
+				.isTrue();
+		}
+	}
+
+	private static String around(String text, int at) {
+		return text.substring(Math.max(0, at - 40), Math.min(text.length(), at + 40));
+	}
+
+	/** One run; its course: who ran each slot, what was left out of the invariants and why, and its counts. */
+	private String simulate(long seed, String keyPrefix, int slots, boolean prune) throws Exception {
+		Simulation simulation = new Simulation(new Random(new SplittableRandom(seed).nextLong()),
+				JobKeys.of(this.prefix + keyPrefix, "sim"), prune);
+		return simulation.run(slots);
 	}
 
 	private final class Simulation {
@@ -176,9 +217,13 @@ class JobProtocolRandomTests {
 
 		private long now = Long.MIN_VALUE;
 
-		Simulation(Random random, JobKeys keys) {
+		/** Whether an instance with a shorter horizon prunes in every run rather than in half of them. */
+		private final boolean alwaysPrune;
+
+		Simulation(Random random, JobKeys keys, boolean alwaysPrune) {
 			this.random = random;
 			this.keys = keys;
+			this.alwaysPrune = alwaysPrune;
 			long[] tolerances = { PERIOD / 2, PERIOD, 3 * PERIOD, 10 * PERIOD };
 			this.tolerance = tolerances[random.nextInt(tolerances.length)];
 			// in half the runs, clocks at most half a period apart (however large the tolerance), as
@@ -187,7 +232,8 @@ class JobProtocolRandomTests {
 			this.halfPeriodApart = random.nextBoolean();
 		}
 
-		void run(int slots) throws Exception {
+		/** Runs the simulation, checks the invariants and answers the run's course. */
+		String run(int slots) throws Exception {
 			this.slots = slots;
 			int count = 3 + this.random.nextInt(3);
 			for (int i = 0; i < count; i++) {
@@ -209,7 +255,7 @@ class JobProtocolRandomTests {
 			for (int i = 0; i < slots / 40; i++) {
 				schedule(this.random.nextLong(slots * PERIOD), this::fireWithoutSlot);
 			}
-			if (this.random.nextBoolean()) {
+			if (this.random.nextBoolean() || this.alwaysPrune) {
 				// behind the slots being fired by more than a clock within the tolerance
 				long lag = PERIOD / 2 + this.tolerance / 2 + this.random.nextLong(this.tolerance / 2);
 				for (long at = lag + PERIOD; at < slots * PERIOD; at += (1 + this.random.nextInt(3)) * PERIOD) {
@@ -219,7 +265,7 @@ class JobProtocolRandomTests {
 				join(0, true, lag + (4 + this.random.nextInt(4)) * PERIOD);
 			}
 			drainUntil(Long.MAX_VALUE);
-			check(slots);
+			return new TreeMap<>(this.ranBy) + " " + check(slots);
 		}
 
 		private void join(long at, boolean fires) throws Exception {
@@ -282,8 +328,10 @@ class JobProtocolRandomTests {
 					this.prunedElections.put(Long.parseLong(member.substring(0, colon)), member.substring(colon + 3));
 				}
 			}
+			// the cutoff half a step below the slot by Redis's clock, which has moved on a little when the script reads it
 			long serverNow = template.execute((RedisCallback<Long>) (connection) -> connection.serverCommands().time());
-			this.scripts.member(this.keys, "pruner", true, 3_600_000, 3_600_000, serverNow - slot(below)).get();
+			long horizon = serverNow - slot(below) + SLOT_STEP / 2;
+			this.scripts.member(this.keys, "pruner", true, 3_600_000, 3_600_000, horizon).get();
 			// the script's own clock sets the cutoff it records
 			long cutoff = Long.parseLong((String) template.opsForHash().get(this.keys.members(), "pruned"));
 			for (int slot = 0; slot < this.slots && slot(slot) < cutoff; slot++) {
@@ -533,7 +581,8 @@ class JobProtocolRandomTests {
 			return decoded;
 		}
 
-		private void check(int slots) {
+		/** Checks the invariants and answers what was checked. */
+		private String check(int slots) {
 			Map<Long, String> elections = new HashMap<>();
 			for (String member : JobProtocolRandomTests.this.template.opsForZSet().range(this.keys.slots(), 0, -1)) {
 				// '<slot>:e:<chosen>' for an election, '<slot>:r:<who ran it>' for a decision
@@ -551,7 +600,7 @@ class JobProtocolRandomTests {
 			this.instances.forEach((instance) -> byId.put(instance.id, instance));
 			int ranOnChosen = 0;
 			int waitedAndRan = 0;
-			Map<String, Integer> excluded = new java.util.TreeMap<>();
+			Map<String, Integer> excluded = new TreeMap<>();
 			for (int slot = 0; slot < slots; slot++) {
 				List<String> runners = this.ranBy.getOrDefault(slot, List.of());
 				assertThat(runners).as("runs of slot %d", slot).hasSizeLessThanOrEqualTo(1);
@@ -600,11 +649,13 @@ class JobProtocolRandomTests {
 						+ "claims of pruned slots refused: %d)", firerLived, excluded, this.prunedAway)
 				.isGreaterThan(Math.max(firerLived / 10, 10));
 			assertThat(this.runsWithoutSlot).as("runs without a slot between the slots'").isPositive();
-			System.out.printf("job protocol run: tolerance %d, clocks %s, %d slots checked against their chosen instance, "
+			String checked = String.format("tolerance %d, clocks %s, %d slots checked against their chosen instance, "
 					+ "%d ran after waiting for the guard, excluded %s, claims of pruned slots refused %d, finishes sent "
-					+ "again %d, pauses %d, runs without a slot %d%n", this.tolerance,
+					+ "again %d, pauses %d, runs without a slot %d", this.tolerance,
 					this.halfPeriodApart ? "half a period apart" : "apart up to 0.8 of it", ranOnChosen, waitedAndRan, excluded,
 					this.prunedAway, this.finishesReplayed, this.pauses, this.runsWithoutSlot);
+			System.out.println("job protocol run: " + checked);
+			return checked;
 		}
 
 		private boolean withinTolerance(Instance instance) {
