@@ -14,14 +14,14 @@ import dev.lockstep.LockListener;
 import dev.lockstep.LockLostEvent;
 
 /**
- * The one listener pipeline: passes each event to every {@link LockListener} of the application,
- * in order, so that their failures cannot break locking: an exception is logged and otherwise
- * ignored, the next listener still gets the event, and the lock operation carries on. Lost locks and
- * late renewals are reported on a thread of their own ({@code lockstep-events}, one for the JVM,
- * in order): they are found on Redis client and timer threads, which a listener that calls Redis,
- * or blocks, would otherwise stall, holding up every other lock's renewals and the application's
- * own commands. The other events arrive on the thread that acquires or releases (or runs a job or
- * a queue's task). Internal to Lockstep.
+ * The one listener pipeline: passes each event to every {@link LockListener} of the application, in
+ * order, so that their failures cannot break locking: an exception or error (but the JVM's own,
+ * such as running out of memory) is logged and otherwise ignored, the next listener still gets the
+ * event, and the lock operation carries on. Lost locks and late renewals are reported on a thread
+ * of their own ({@code lockstep-events}, one for the JVM, in order): they are found on Redis client
+ * and timer threads, which a listener that calls Redis, or blocks, would otherwise stall, holding
+ * up every other lock's renewals and the application's own commands. The other events arrive on the
+ * thread that acquires or releases (or runs a job or a queue's task). Internal to Lockstep.
  */
 public final class IsolatedListener implements LockListener {
 
@@ -104,7 +104,11 @@ public final class IsolatedListener implements LockListener {
 			try {
 				event.accept(listener);
 			}
-			catch (RuntimeException ex) {
+			catch (VirtualMachineError ex) {
+				throw ex;
+			}
+			catch (Throwable ex) {
+				// an error too (a metrics library of another version: NoSuchMethodError), or a task would be stranded
 				logger.warn("LockListener {} failed", listener, ex);
 			}
 		}

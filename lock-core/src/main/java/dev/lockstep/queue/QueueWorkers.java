@@ -187,10 +187,11 @@ final class QueueWorkers {
 	/** Runs the task and ends it; the worker's next task when the finish took one in the same step, else null. */
 	private QueueScripts.@Nullable Taken run(QueueScripts.Started task) {
 		RunningTask entry = this.running.started(task.owner(), task);
-		this.listener.taskStarted(this.keys.queue(), Duration.ofMillis(Math.max(0, task.startedMillis() - task.submittedMillis())));
 		long start = System.nanoTime();
 		Throwable thrown = null;
 		try {
+			// inside: even what a listener lets through (running out of memory) ends the task, not strands it
+			this.listener.taskStarted(this.keys.queue(), Duration.ofMillis(Math.max(0, task.startedMillis() - task.submittedMillis())));
 			this.handler.handle(new SerialTask(task.id(), task.queue(), task.group(), SerialTask.State.RUNNING, task.attempt(),
 					Instant.ofEpochMilli(task.submittedMillis()), task.lastError().isEmpty() ? null : task.lastError(),
 					task.fencingToken(), entry), task.payload());

@@ -20,6 +20,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
@@ -254,8 +256,10 @@ class SerialQueueTests {
 			.withMessageContaining("Task id");
 	}
 
-	@Test
-	void aListenerThatThrowsCostsNoWorkerAndLeavesNoTaskRunning() throws Exception {
+	/** An exception, or an error such as a metrics library of another version throws ({@code NoSuchMethodError}). */
+	@ParameterizedTest
+	@ValueSource(strings = { "exception", "error" })
+	void aListenerThatThrowsCostsNoWorkerAndLeavesNoTaskRunning(String kind) throws Exception {
 		List<Integer> ran = new CopyOnWriteArrayList<>();
 		AtomicInteger calls = new AtomicInteger();
 		LockListener throwing = new LockListener() {
@@ -263,13 +267,13 @@ class SerialQueueTests {
 			@Override
 			public void taskStarted(String queue, Duration waited) {
 				calls.incrementAndGet();
-				throw new IllegalStateException("listener broken on start");
+				breakDown(kind, "listener broken on start");
 			}
 
 			@Override
 			public void taskEnded(String queue, String outcome, Duration ran) {
 				calls.incrementAndGet();
-				throw new IllegalStateException("listener broken on end");
+				breakDown(kind, "listener broken on end");
 			}
 
 		};
@@ -282,6 +286,13 @@ class SerialQueueTests {
 		await().atMost(WAIT).until(() -> ran.size() == 5 && queue.stats(QUEUE).equals(new QueueStats(0, 0, 0, 0)));
 		assertThat(ran).containsExactlyInAnyOrder(0, 1, 2, 3, 4);
 		assertThat(calls).as("the listener was called, and threw, at each start and end").hasValue(10);
+	}
+
+	private static void breakDown(String kind, String message) {
+		if (kind.equals("error")) {
+			throw new NoSuchMethodError(message);
+		}
+		throw new IllegalStateException(message);
 	}
 
 	@Test
