@@ -207,7 +207,8 @@ final class QueueWorkers {
 			if (failure == null) {
 				return finish(task, ran);
 			}
-			else if (this.stopping && (interrupted || failure instanceof InterruptedException)) {
+			else if (this.stopping && (interrupted || failure instanceof InterruptedException || entry.interruptedToStop())) {
+				// also when the listener turned the interrupt into an exception of its own: the stop caused it
 				end(task, "released", ran, () -> this.scripts.release(this.keys, task.id(), task.owner(),
 						"given back: " + this.instanceId + " stopped while it ran"));
 			}
@@ -335,7 +336,7 @@ final class QueueWorkers {
 			cancelRenewals();
 			return;
 		}
-		this.running.forEach((owner, entry) -> entry.thread().interrupt());
+		this.running.forEach((owner, entry) -> entry.interruptToStop());
 		long afterInterrupt = System.nanoTime() + Math.min(this.commandTimeout.toNanos(), Duration.ofSeconds(2).toNanos());
 		for (Thread thread : this.threads) {
 			join(thread, afterInterrupt);

@@ -20,6 +20,8 @@ final class RunningTask implements SerialTask.Lease {
 
 	private volatile boolean lost;
 
+	private volatile boolean interruptedToStop;
+
 	RunningTask(String taskId, Thread thread, long deadlineNanos) {
 		this.taskId = taskId;
 		this.thread = thread;
@@ -44,6 +46,16 @@ final class RunningTask implements SerialTask.Lease {
 		if (deadline - this.deadlineNanos > 0) {
 			this.deadlineNanos = deadline;
 		}
+	}
+
+	/** Its instance stops and the shutdown timeout passed: its thread is interrupted, and it goes back whatever it throws. */
+	void interruptToStop() {
+		this.interruptedToStop = true;
+		this.thread.interrupt();
+	}
+
+	boolean interruptedToStop() {
+		return this.interruptedToStop;
 	}
 
 	/** A renewal found the lease gone; true if the attempt was still running then. */
