@@ -27,7 +27,9 @@ public interface SerialQueue {
 	 * @param payload written as JSON with the application's Jackson mapper
 	 * @return the new task's id
 	 * @throws IllegalArgumentException if the payload cannot be written as JSON, or a name is blank
-	 * @throws SerialQueueException if Redis cannot be reached or fails: nothing is stored
+	 * @throws SerialQueueException if Redis cannot be reached or fails; when Redis did not answer in
+	 * time, or the connection broke after the task was sent, it may have been stored all the same: a
+	 * submit with a deduplication id is the one that can be sent again safely
 	 */
 	String submit(String queue, String group, Object payload);
 

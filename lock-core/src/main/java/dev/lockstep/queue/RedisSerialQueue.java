@@ -222,7 +222,9 @@ public class RedisSerialQueue implements SerialQueue, SerialQueueRegistry, Smart
 		QueueKeys keys = keys(queue);
 		String json = NewTasks.json(this.jsonMapper, this.maxPayloadSize, queue, group, payload, deduplicationId);
 		return await(this.scripts.submit(keys, NewTasks.newTaskId(), group, json, deduplicationId,
-				settings(queue).deduplicationWindow()), "storing a task for queue '" + queue + "'");
+				settings(queue).deduplicationWindow()), "storing a task for queue '" + queue + "'"
+						+ ((deduplicationId != null) ? " (it may be stored all the same: the same submit sent again stores it once)"
+								: " (it may be stored all the same: submit with a deduplication id to send it again safely)"));
 	}
 
 	@Override

@@ -524,7 +524,8 @@ class SerialQueueTests {
 		queue.setCommandTimeout(Duration.ofSeconds(2));
 		assertThatExceptionOfType(SerialQueueException.class)
 			.isThrownBy(() -> queue.submit(QUEUE, "g", new Item("g", 0, 0)))
-			.withMessageContaining("queue 'imports'");
+			.withMessageContaining("queue 'imports'")
+			.withMessageContaining("submit with a deduplication id to send it again safely");
 	}
 
 	/** Submits {@code groups} groups of {@code tasks} tasks from {@code submitters} threads, each group from one. */
