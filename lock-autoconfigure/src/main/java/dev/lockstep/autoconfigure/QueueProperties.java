@@ -27,7 +27,7 @@ import dev.lockstep.queue.QueueSettings;
  * @param deduplicationWindow How long a deduplication id is remembered, and a done task can still be
  * read.
  * @param shutdownTimeout How long a stopping instance lets its running tasks finish; tasks still running
- * then are given back to run on another instance.
+ * then are given back to run on another instance, or go to the dead letters on their last attempt.
  * @param maxPayloadSize Largest payload a task may have, as JSON; a larger one is refused before
  * anything is stored.
  * @param queues Settings of particular queues, by queue name; what a queue does not set comes from the

@@ -147,11 +147,13 @@ final class QueueScripts extends FeatureScripts {
 	}
 
 	/**
-	 * 1 (also when this owner's release was recorded already: a call sent again), or 0 when the task
+	 * 1 when the task was given back, 2 when that was its last attempt and it went to the dead letters
+	 * (also when this owner's release was recorded already: a call sent again), or 0 when the task
 	 * was no longer {@code owner}'s.
 	 */
-	CompletableFuture<Long> release(QueueKeys keys, String id, String owner, String reason) {
-		return run("queue-release.lua", keys.forScripts(), List.of(id, owner, reason, keys.channel()));
+	CompletableFuture<Long> release(QueueKeys keys, String id, String owner, String reason, int maxAttempts) {
+		return run("queue-release.lua", keys.forScripts(), List.of(id, owner, reason, keys.channel(),
+				Integer.toString(maxAttempts)));
 	}
 
 	CompletableFuture<Long> redrive(QueueKeys keys, String id) {

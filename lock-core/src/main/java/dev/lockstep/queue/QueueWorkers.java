@@ -209,8 +209,9 @@ final class QueueWorkers {
 			}
 			else if (this.stopping && (interrupted || failure instanceof InterruptedException || entry.interruptedToStop())) {
 				// also when the listener turned the interrupt into an exception of its own: the stop caused it
-				end(task, "released", ran, () -> this.scripts.release(this.keys, task.id(), task.owner(),
-						"given back: " + this.instanceId + " stopped while it ran"));
+				boolean last = task.attempt() >= this.settings.maxAttempts();
+				end(task, last ? "dead" : "released", ran, () -> this.scripts.release(this.keys, task.id(), task.owner(),
+						"given back: " + this.instanceId + " stopped while it ran", this.settings.maxAttempts()));
 			}
 			else if (failure instanceof UnreadablePayloadException unreadable) {
 				logger.warn("Task {} of queue '{}' goes to the dead letters: {}", task.id(), this.keys.queue(),
@@ -342,13 +343,13 @@ final class QueueWorkers {
 			join(thread, afterInterrupt);
 		}
 		this.running.forEach((owner, entry) -> {
-			logger.warn("Task {} of queue '{}' still runs after the shutdown timeout; given back to run elsewhere",
-					entry.taskId(), this.keys.queue());
 			// before the release reaches Redis: another attempt may begin at once, the stuck one is not current
 			entry.lost();
 			try {
-				this.replies.get(this.scripts.release(this.keys, entry.taskId(), owner, "given back: " + this.instanceId
-						+ " stopped and the task did not end within the shutdown timeout"));
+				long released = this.replies.get(this.scripts.release(this.keys, entry.taskId(), owner, "given back: " + this.instanceId
+						+ " stopped and the task did not end within the shutdown timeout", this.settings.maxAttempts()));
+				logger.warn("Task {} of queue '{}' still runs after the shutdown timeout; {}", entry.taskId(), this.keys.queue(),
+						(released == 2) ? "it was its last attempt: it goes to the dead letters" : "given back to run elsewhere");
 			}
 			catch (InterruptedException | ExecutionException | TimeoutException ex) {
 				logger.warn("Task {} of queue '{}' could not be given back ({}); it runs again after its lease",

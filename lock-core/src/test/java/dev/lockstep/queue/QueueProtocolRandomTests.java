@@ -402,11 +402,15 @@ class QueueProtocolRandomTests {
 			return "untake " + id + " by " + owner;
 		}
 		if (dice < 90) {
-			Callable<Long> release = () -> get(this.scripts.release(this.keys, id, owner, "given back"));
+			// given back on its last attempt, it goes to the dead letters
+			int maxAttempts = random.nextInt(3) == 0 ? Integer.MAX_VALUE : MAX_ATTEMPTS;
+			Object attempt = this.template.opsForHash().get(this.keys.base() + ":t:" + id, "attempt");
+			Callable<Long> release = () -> get(this.scripts.release(this.keys, id, owner, "given back", maxAttempts));
 			long result = release.call();
-			assertThat(result).isEqualTo(current ? 1 : 0);
+			assertThat(result).as("a release counts only for the current owner, and buries a task on its last attempt")
+				.isEqualTo(!current ? 0 : (Integer.parseInt((String) attempt) >= maxAttempts) ? 2 : 1);
 			if (result != 0) {
-				ended(new End("release", id, owner, 1, release));
+				ended(new End("release", id, owner, result, release));
 			}
 			this.held.remove(id);
 			return "release " + id;
@@ -673,7 +677,7 @@ class QueueProtocolRandomTests {
 			answer = get(this.scripts.fail(this.keys, end.id(), end.owner(), "boom", MAX_ATTEMPTS, Duration.ZERO));
 		}
 		else {
-			answer = get(this.scripts.release(this.keys, end.id(), end.owner(), "given back"));
+			answer = get(this.scripts.release(this.keys, end.id(), end.owner(), "given back", MAX_ATTEMPTS));
 		}
 		boolean gone = this.discarded.contains(end.id());
 		assertThat(answer).as(what + " of " + end.id() + " by " + end.owner())

@@ -518,6 +518,36 @@ class SerialQueueTests {
 		assertThat(runs).containsExactly("0#2", "1#1");
 	}
 
+	/**
+	 * Its attempt counts, as a crash's does: a task that never ends within the shutdown timeout does
+	 * not move from instance to instance with every deploy, and its group goes on.
+	 */
+	@Test
+	void aTaskStillRunningAtTheShutdownTimeoutOnItsLastAttemptGoesToTheDeadLetters() throws Exception {
+		CountDownLatch started = new CountDownLatch(1);
+		RedisSerialQueue a = instance("a", 1, items((task, item) -> {
+			started.countDown();
+			Thread.sleep(60_000);
+		}), (q) -> {
+			q.setShutdownTimeout(Duration.ofMillis(300));
+			q.setDefaults(new QueueSettings(Duration.ofSeconds(5), 1, Duration.ofMillis(100), Duration.ofMinutes(1)));
+		});
+		String stuck = a.submit(QUEUE, "g", new Item("g", 0, 0));
+		a.submit(QUEUE, "g", new Item("g", 1, 0));
+		assertThat(started.await(30, TimeUnit.SECONDS)).isTrue();
+		a.stop();
+		SerialTask dead = a.task(QUEUE, stuck).orElseThrow();
+		assertThat(dead.state()).isEqualTo(SerialTask.State.DEAD);
+		assertThat(dead.lastError()).contains("stopped while it ran").contains("on its last attempt (1 of 1)");
+		assertThat(a.deadLetters(QUEUE, 10)).extracting(SerialTask::id).containsExactly(stuck);
+
+		List<String> runs = new CopyOnWriteArrayList<>();
+		instance("b", 2, items((task, item) -> runs.add(item.sequence() + "#" + task.attempt())),
+				(q) -> q.setDefaults(new QueueSettings(Duration.ofSeconds(5), 1, Duration.ofMillis(100), Duration.ofMinutes(1))));
+		await().atMost(WAIT).until(() -> runs.size() == 1 && a.stats(QUEUE).queued() == 0);
+		assertThat(runs).as("the group goes on; the dead task does not run again").containsExactly("1#1");
+	}
+
 	@Test
 	void submittingWhileRedisIsUnreachableFailsAndNamesTheQueue() {
 		RedisSerialQueue queue = new RedisSerialQueue(dev.lockstep.lock.RedisConnections.standalone("127.0.0.1", 1), JSON);
