@@ -26,7 +26,7 @@ final class LockScripts extends FeatureScripts {
 	 */
 	private static final ScriptSet SCRIPTS = new ScriptSet(LockScripts.class, RedisScripts.LOCK_VALUES, "wait-queue.lua",
 			"renew-batch.lua", "handoff.lua")
-		.returning(ScriptOutputType.INTEGER, "acquire.lua", "release.lua", "cancel.lua")
+		.returning(ScriptOutputType.INTEGER, "acquire.lua", "release.lua", "cancel.lua", "queue-touch.lua")
 		.returning(ScriptOutputType.MULTI, "renew.lua", "heartbeat.lua", "state.lua");
 
 	/**
@@ -176,6 +176,11 @@ final class LockScripts extends FeatureScripts {
 		args.add(this.channelPrefix);
 		args.addAll(entries);
 		return run(keys.isPermits() ? "permit-heartbeat.lua" : "heartbeat.lua", allOf(keys), args);
+	}
+
+	/** Renews the time-to-live of a wait queue (a lock's or a permit key's); see queue-touch.lua. */
+	CompletableFuture<Long> touchQueue(LockKeys keys, long queueTtlMillis) {
+		return run("queue-touch.lua", List.of(keys.queue()), List.of(Long.toString(queueTtlMillis)));
 	}
 
 }

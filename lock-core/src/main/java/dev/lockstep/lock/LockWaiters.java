@@ -90,17 +90,28 @@ final class LockWaiters implements MessageListener {
 	void heartbeat(LockScripts scripts, long livenessMillis, long queueTtlMillis, ScheduledExecutorService timer,
 			long intervalMillis) {
 		Map<String, List<Waiter>> byLock = new HashMap<>();
+		Map<String, LockKeys> shortWaitsOnly = new HashMap<>();
 		long longEnough = System.nanoTime() - TimeUnit.MILLISECONDS.toNanos(intervalMillis);
 		for (Waiter waiter : this.bySequence.values()) {
-			// a short wait needs no heartbeat; a waiter whose attempt took the lock directly, or has not
-			// been answered yet, is not in the queue
+			// a short wait needs no heartbeat, but its queue must not expire under it (steady contention with short
+			// waits never empties it); a waiter whose attempt took the lock directly, or has not been answered yet,
+			// is not in the queue
 			if (waiter.isWaiting() && waiter.queuedAtNanos - longEnough <= 0) {
 				byLock.computeIfAbsent(waiter.keys.lock(), (lock) -> new ArrayList<>()).add(waiter);
+			}
+			else if (waiter.isWaiting()) {
+				shortWaitsOnly.put(waiter.keys.lock(), waiter.keys);
 			}
 		}
 		for (List<Waiter> waiters : byLock.values()) {
 			visit(waiters, scripts, livenessMillis, queueTtlMillis, timer, intervalMillis);
 		}
+		shortWaitsOnly.keySet().removeAll(byLock.keySet());
+		shortWaitsOnly.values().forEach((keys) -> scripts.touchQueue(keys, queueTtlMillis).whenComplete((reply, error) -> {
+			if (error != null) {
+				logger.debug("Keeping the wait queue of lock '{}' failed", LogText.of(keys.key()), error);
+			}
+		}));
 	}
 
 	private void visit(List<Waiter> candidates, LockScripts scripts, long livenessMillis, long queueTtlMillis,

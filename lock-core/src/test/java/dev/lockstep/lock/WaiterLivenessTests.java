@@ -3,18 +3,25 @@ package dev.lockstep.lock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.pubsub.RedisPubSubAdapter;
+import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import dev.lockstep.LockHandle;
+import dev.lockstep.testing.TestRedis;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -48,6 +55,62 @@ class WaiterLivenessTests {
 
 	private List<String> queue(String key) {
 		return this.redis.template().opsForList().range(this.redis.prefix() + "{" + key + "}:queue", 0, -1);
+	}
+
+	/**
+	 * A wait queue that never empties, under steady contention whose waits are shorter than a
+	 * heartbeat interval (the heartbeat visits only waiters that waited a whole interval), keeps its
+	 * time-to-live. It used to expire 20 intervals after it was made, dropping every waiter's place:
+	 * they waited up to an interval to queue again, at the back, while newcomers took the lock.
+	 */
+	@Test
+	void aWaitQueueThatNeverEmptiesUnderShortWaitsDoesNotExpire() throws Exception {
+		// a queue lives 20 intervals: 1 s
+		RedisLockService service = service((s) -> s.setHeartbeatInterval(Duration.ofMillis(50)));
+		String queue = this.redis.prefix() + "{hot}:queue";
+		TestRedis.Endpoint endpoint = this.redis.endpoint();
+		RedisClient client = RedisClient.create(RedisURI.create(endpoint.host(), endpoint.port()));
+		List<String> events = new CopyOnWriteArrayList<>();
+		try (StatefulRedisPubSubConnection<String, String> notifications = client.connectPubSub();
+				StatefulRedisConnection<String, String> commands = client.connect()) {
+			commands.sync().configSet("notify-keyspace-events", "Kx");
+			notifications.addListener(new RedisPubSubAdapter<>() {
+
+				@Override
+				public void message(String channel, String message) {
+					events.add(message);
+				}
+
+			});
+			notifications.sync().subscribe("__keyspace@0__:" + queue);
+			long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(4);
+			List<Future<Integer>> workers = new ArrayList<>();
+			for (int i = 0; i < 4; i++) {
+				workers.add(this.threads.submit(() -> {
+					int held = 0;
+					while (System.nanoTime() - until < 0) {
+						try (LockHandle handle = service.acquire("hot", Duration.ofSeconds(10))) {
+							Thread.sleep(2);
+							held++;
+						}
+					}
+					return held;
+				}));
+			}
+			int held = 0;
+			for (Future<Integer> worker : workers) {
+				held += worker.get(30, TimeUnit.SECONDS);
+			}
+			assertThat(held).as("acquisitions over 4 s, in turn").isGreaterThan(200);
+			assertThat(events).as("what befell the wait queue (%s) over four of its lifetimes", queue)
+				.doesNotContain("expired");
+		}
+		finally {
+			try (StatefulRedisConnection<String, String> commands = client.connect()) {
+				commands.sync().configSet("notify-keyspace-events", "");
+			}
+			client.shutdown();
+		}
 	}
 
 	/**
