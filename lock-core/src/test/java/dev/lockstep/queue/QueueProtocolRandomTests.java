@@ -3,6 +3,7 @@ package dev.lockstep.queue;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -170,6 +171,11 @@ class QueueProtocolRandomTests {
 		this.tokenOwners.clear();
 		this.pausedGroups.clear();
 		this.queuePaused = false;
+		// the calls of the seed before: their answers went with its keys
+		this.pausesSent.clear();
+		this.states = Map.of();
+		Arrays.fill(this.runs, 0);
+		this.owners = 0;
 	}
 
 	private void run(long seed) throws Exception {
