@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
 
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -28,7 +29,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * nothing; a call sent again (Lettuce after a reconnect), with or without an idempotency id and
  * whatever ran since, answers as it did the first time and changes nothing; a count at 0 without
  * expiry leaves no key. Seeded: a failure names its seed and step;
- * {@code -Dlockstep.counter.seeds=N} runs N more seeds.
+ * {@code -Dlockstep.counter.seeds=N} runs N more seeds. A seed replays its run reply for reply
+ * (nothing here reads a clock: the calls' records outlive any run), which
+ * {@link #aSeedReplaysTheSameRun} checks.
  */
 @Timeout(value = 300, unit = TimeUnit.SECONDS)
 class CounterProtocolRandomTests {
@@ -53,21 +56,50 @@ class CounterProtocolRandomTests {
 	@ParameterizedTest(name = "seed {0}")
 	@ValueSource(longs = { 1, 2, 3 })
 	void invariantsHoldUnderRandomOperations(long seed) {
-		run(seed);
+		run(seed, STEPS);
 		int extra = Integer.getInteger("lockstep.counter.seeds", 0);
 		for (int i = 0; i < extra; i++) {
-			this.redis.template().delete(this.redis.keys());
-			this.counts.clear();
-			this.answers.clear();
-			this.sent.clear();
-			run(1000 + i);
+			reset();
+			run(1000 + i, STEPS);
 		}
 	}
 
-	private void run(long seed) {
+	/** The same seed gives the same run, reply for reply. */
+	@Test
+	void aSeedReplaysTheSameRun() {
+		long seed = Long.getLong("lockstep.counter.seed", System.nanoTime());
+		String first = run(seed, STEPS / 3);
+		reset();
+		String again = run(seed, STEPS / 3);
+		int differs = 0;
+		while (differs < Math.min(first.length(), again.length()) && first.charAt(differs) == again.charAt(differs)) {
+			differs++;
+		}
+		assertThat(again.equals(first))
+			.as("the run of seed %d replayed went otherwise: '%s' the first time, '%s' the second", seed,
+					around(first, differs), around(again, differs))
+			.isTrue();
+	}
+
+	private static String around(String text, int at) {
+		return text.substring(Math.max(0, at - 60), Math.min(text.length(), at + 60));
+	}
+
+	/** Forgets the run before: its keys in Redis and the model. */
+	private void reset() {
+		this.redis.template().delete(this.redis.keys());
+		this.counts.clear();
+		this.answers.clear();
+		this.sent.clear();
+		this.callIds = 0;
+	}
+
+	/** One run; answers its course: each step with the replies it got, and the counts at the end. */
+	private String run(long seed, int steps) {
 		Random random = new Random(seed);
 		CounterScripts scripts = new CounterScripts(new RedisScripts(this.redis.factory()));
-		for (int step = 0; step < STEPS; step++) {
+		StringBuilder course = new StringBuilder();
+		for (int step = 0; step < steps; step++) {
 			String what = "";
 			try {
 				what = step(random, scripts);
@@ -76,7 +108,9 @@ class CounterProtocolRandomTests {
 			catch (AssertionError | Exception ex) {
 				throw new AssertionError("seed " + seed + ", step " + step + " (" + what + "): " + ex.getMessage(), ex);
 			}
+			course.append(what.replace(this.redis.prefix(), "")).append('\n');
 		}
+		return course.append(new java.util.TreeMap<>(this.counts)).toString();
 	}
 
 	private String step(Random random, CounterScripts scripts) throws Exception {
@@ -100,6 +134,7 @@ class CounterProtocolRandomTests {
 				this.sent.add(new SentCall(keys, amount, limit, record, reply.added(), reply.count()));
 			}
 			Boolean first = (id != null) ? this.answers.get(key + "/" + id) : null;
+			what += ": " + reply.added() + " " + reply.count();
 			if (first != null) {
 				assertThat(reply.added()).as("an id seen before answers as the first time").isEqualTo(first);
 				assertThat(reply.count()).as("and changes nothing").isEqualTo(count);
@@ -127,10 +162,11 @@ class CounterProtocolRandomTests {
 				this.sent.add(new SentCall(keys, amount, -1, call, false, after));
 			}
 			this.counts.put(key, after);
-			return what;
+			return what + ": " + after;
 		}
-		assertThat(scripts.current(keys).get(10, TimeUnit.SECONDS)).isEqualTo(count);
-		return "current " + key;
+		long current = scripts.current(keys).get(10, TimeUnit.SECONDS);
+		assertThat(current).isEqualTo(count);
+		return "current " + key + ": " + current;
 	}
 
 	/**

@@ -31,8 +31,15 @@ import static org.assertj.core.api.Assertions.fail;
  *
  * <p>Invariant 1, after every step: no client whose own view says it holds a key while Redis says
  * someone else does. Invariant 2, at the end: every waiter is served or has given up, and Redis
- * holds nothing. Seeded: {@code -Dlockstep.protocol.seed=...} replays a run (Redis's clock and
- * real expiries still vary a little).
+ * holds nothing. Seeded: {@code -Dlockstep.protocol.seed=...} replays the run's choices (which
+ * client acts, what befalls its wake-ups and calls, how long a pause lasts) but not its course: the
+ * leases, grant leases, liveness deadlines and queue lifetimes run out in real time on Redis's
+ * clock, and the steps between pauses take real time too, so whether a lease has run out when a
+ * step comes depends on how fast the steps before it ran. Where that first differs, the clients'
+ * states differ, the choices after it are drawn for other states, and the two runs part (a seed
+ * run twice, unloaded, parted within its first ten steps). A replay would need a time of the run's
+ * own that real time follows with room to spare: time advancing in ticks the seed chooses, every
+ * lease ending mid-tick, and each tick's steps done well within half a tick.
  */
 @Timeout(value = 300, unit = TimeUnit.SECONDS)
 class LockProtocolRandomTests {

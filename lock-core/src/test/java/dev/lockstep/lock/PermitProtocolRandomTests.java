@@ -34,8 +34,15 @@ import static org.assertj.core.api.Assertions.assertThat;
  * more than 3, and never more than 2 once only callers of 2 hold); every token above all earlier
  * ones; queued clients granted in the order they queued; no entry queued twice; a release by a
  * non-owner leaves every live holder as it was. At the end, once everyone leaves, nothing is held
- * or queued. Seeded: {@code -Dlockstep.protocol.seed=...} replays a run (Redis's clock and real
- * expiries still vary a little).
+ * or queued. Seeded: {@code -Dlockstep.protocol.seed=...} replays the run's choices (which client
+ * acts and how, how long a pause lasts) but not its course: the leases and grant leases run out in
+ * real time on Redis's clock (the scripts drop a holder whose score is behind Redis's {@code TIME}),
+ * and the steps between pauses take real time too, so whether a lease has run out when a step comes
+ * depends on how fast the steps before it ran. Where that first differs, the clients' states differ,
+ * the choices after it are drawn for other states, and the two runs part (a seed run twice,
+ * unloaded, parted within its first fifty steps). A replay would need a time of the run's own that
+ * real time follows with room to spare: time advancing in ticks the seed chooses, every lease
+ * ending mid-tick, and each tick's steps done well within half a tick.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class PermitProtocolRandomTests {

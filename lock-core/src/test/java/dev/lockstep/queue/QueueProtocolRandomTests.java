@@ -14,6 +14,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -66,6 +67,10 @@ import static org.assertj.core.api.Assertions.assertThat;
  * waits aside (once), and goes on in order when resumed; the pause view shows what was paused.</li>
  * </ul>
  * Seeded: a failure names its seed and step; {@code -Dlockstep.queue.seeds=N} runs N more seeds.
+ * A seed replays its run step for step, which {@link #aSeedReplaysTheSameRun} checks: the scripts
+ * read Redis's clock, so nothing the run does may fall due at a time the machine's speed decides.
+ * A lease either runs out at once (1 ms, and the step waits 2 ms before anything could sweep it) or
+ * outlives the run (60 s), and a retry's backoff (up to 4 ms) has passed before the next step.
  */
 @Timeout(value = 300, unit = TimeUnit.SECONDS)
 class QueueProtocolRandomTests {
@@ -148,12 +153,33 @@ class QueueProtocolRandomTests {
 	@ParameterizedTest(name = "seed {0}")
 	@ValueSource(longs = { 1, 2, 3 })
 	void invariantsHoldUnderRandomOperations(long seed) throws Exception {
-		run(seed);
+		run(seed, STEPS);
 		int extra = Integer.getInteger("lockstep.queue.seeds", 0);
 		for (int i = 0; i < extra; i++) {
 			reset();
-			run(1000 + i);
+			run(1000 + i, STEPS);
 		}
+	}
+
+	/** The same seed gives the same run, step for step, however fast the machine runs it. */
+	@Test
+	void aSeedReplaysTheSameRun() throws Exception {
+		long seed = Long.getLong("lockstep.queue.seed", System.nanoTime());
+		String first = run(seed, STEPS / 3);
+		reset();
+		String again = run(seed, STEPS / 3);
+		int differs = 0;
+		while (differs < Math.min(first.length(), again.length()) && first.charAt(differs) == again.charAt(differs)) {
+			differs++;
+		}
+		assertThat(again.equals(first))
+			.as("the run of seed %d replayed went otherwise: '%s' the first time, '%s' the second", seed,
+					around(first, differs), around(again, differs))
+			.isTrue();
+	}
+
+	private static String around(String text, int at) {
+		return text.substring(Math.max(0, at - 80), Math.min(text.length(), at + 80));
 	}
 
 	private void reset() {
@@ -178,15 +204,17 @@ class QueueProtocolRandomTests {
 		this.owners = 0;
 	}
 
-	private void run(long seed) throws Exception {
+	/** One run; answers its course: what each step did and heard, and what ended how. */
+	private String run(long seed, int steps) throws Exception {
 		Random random = new Random(seed);
+		StringBuilder course = new StringBuilder();
 		this.template = this.redis.template();
 		this.scripts = new QueueScripts(new RedisScripts(this.redis.factory()));
 		this.keys = QueueKeys.of(this.redis.prefix(), "q");
 		try (ChannelMessages heard = new ChannelMessages(this.redis.endpoint(), this.keys.channel())) {
 			this.messages = heard;
 			this.namedWakeUps = 0;
-			for (int step = 0; step < STEPS; step++) {
+			for (int step = 0; step < steps; step++) {
 				String idleBefore = this.template.opsForValue().get(this.keys.base() + ":idle");
 				this.wokenAnswers.clear();
 				this.readiedWhileIdle = false;
@@ -205,9 +233,12 @@ class QueueProtocolRandomTests {
 				catch (AssertionError ex) {
 					throw new AssertionError("seed " + seed + ", step " + step + " (" + what + "): " + ex.getMessage(), ex);
 				}
+				course.append(what).append('\n');
 			}
 			assertThat(this.namedWakeUps).as("wake-ups naming an instance heard with seed " + seed).isPositive();
 		}
+		return course.append("done ").append(this.done.size()).append(", discarded ").append(this.discarded.size())
+			.append(", held ").append(this.held.size()).append(", submitted ").append(this.submitted.size()).toString();
 	}
 
 	/**
@@ -296,8 +327,12 @@ class QueueProtocolRandomTests {
 			if (sentTwice) {
 				// the client sent the take again after a reconnect; its worker hears only the second reply
 				QueueScripts.Taken first = taken;
-				taken = get(this.scripts.take(this.keys, owner, MAX_ATTEMPTS, Duration.ofMillis(lease),
-						random.nextBoolean() && !woken, woken));
+				boolean sweepAgain = random.nextBoolean() && !woken;
+				if (lease == 1 && sweepAgain) {
+					// its sweep finds the first's lease run out, however fast the machine sent it again
+					Thread.sleep(2);
+				}
+				taken = get(this.scripts.take(this.keys, owner, MAX_ATTEMPTS, Duration.ofMillis(lease), sweepAgain, woken));
 				if (woken && first.task() == null) {
 					// the first started nothing: this is a woken take of its own, which answers again
 					this.wokenAnswers.add(((taken.task() != null) ? "t:" : "n:") + instanceOf(owner));
@@ -390,7 +425,12 @@ class QueueProtocolRandomTests {
 				ended(new End("fail", id, owner, result, fail));
 			}
 			this.held.remove(id);
-			return "fail " + id + " by " + owner + " backoff " + backoff;
+			if (backoff > 0) {
+				// the retry falls due before the next step, however fast the steps run: whether a take
+				// finds it due must not depend on the machine's speed (a seed replays its run)
+				Thread.sleep(backoff + 1);
+			}
+			return "fail " + id + " by " + owner + " backoff " + backoff + ": " + result;
 		}
 		if (dice < 88) {
 			// the take's reply was lost: its worker undoes it; an owner that took nothing undoes nothing

@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
 
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -35,6 +36,15 @@ import static org.assertj.core.api.Assertions.assertThat;
  * <li>a key without calls for the longest period it was drawn under leaves Redis.</li>
  * </ul>
  * Seeded: a failure names its seed and step; {@code -Dlockstep.rate-limit.seeds=N} runs N more seeds.
+ *
+ * <p>A seed replays the calls, not their decisions: it fixes which key is called when, under which
+ * limit and period, after which pause, and when a key idles ({@link #aSeedReplaysTheSameCalls}
+ * checks that), but the script decides on Redis's clock, and the test is about calls at real,
+ * uneven times (a burst, a pause of a few ms, a call a hair after a refusal's {@code retryAfter}).
+ * Whether a call falls inside or outside an interval of a few ms depends on how long the calls
+ * before it took, so the same seed may allow and refuse other calls on a slower machine; the checks
+ * above hold either way. Spacing the calls out far enough for the decisions to replay would make
+ * every interval some seconds long and leave the bursts and the edges of the intervals untested.
  */
 @Timeout(value = 300, unit = TimeUnit.SECONDS)
 class RateLimitProtocolRandomTests {
@@ -62,37 +72,74 @@ class RateLimitProtocolRandomTests {
 	@ParameterizedTest(name = "seed {0}")
 	@ValueSource(longs = { 1, 2, 3 })
 	void invariantsHoldUnderRandomCallTimes(long seed) throws Exception {
-		run(seed);
+		run(seed, seed + ":", STEPS);
 		int extra = Integer.getInteger("lockstep.rate-limit.seeds", 0);
 		for (int i = 0; i < extra; i++) {
-			this.settings.clear();
-			this.calls.clear();
-			run(1000 + i);
+			reset();
+			run(1000 + i, (1000 + i) + ":", STEPS);
 		}
 	}
 
-	private void run(long seed) throws Exception {
+	/**
+	 * The same seed makes the same calls at the same pauses (their decisions, made on Redis's clock,
+	 * may differ: see the class's Javadoc); the run says whether they replayed too.
+	 */
+	@Test
+	void aSeedReplaysTheSameCalls() throws Exception {
+		long seed = Long.getLong("lockstep.rate-limit.seed", System.nanoTime());
+		StringBuilder decisions = new StringBuilder();
+		String first = run(seed, "a:", STEPS / 5, decisions);
+		String firstDecisions = decisions.toString();
+		reset();
+		decisions.setLength(0);
+		String again = run(seed, "b:", STEPS / 5, decisions);
+		assertThat(again).as("the calls of seed %d replayed", seed).isEqualTo(first);
+		System.out.println("rate limit replay of seed " + seed + ": decisions "
+				+ (decisions.toString().equals(firstDecisions) ? "the same" : "not the same"));
+	}
+
+	private void reset() {
+		this.settings.clear();
+		this.calls.clear();
+		this.lastCall.clear();
+	}
+
+	private String run(long seed, String keyPrefix, int steps) throws Exception {
+		return run(seed, keyPrefix, steps, new StringBuilder());
+	}
+
+	/**
+	 * One run, under its own key prefix; answers the calls it made (keys, settings, pauses), and adds
+	 * each call's decision to {@code decisions}.
+	 */
+	private String run(long seed, String keyPrefix, int steps, StringBuilder decisions) throws Exception {
 		Random random = new Random(seed);
 		RedisRateLimiter limiter = new RedisRateLimiter(this.redis.factory());
-		limiter.setKeyPrefix(this.redis.prefix() + seed + ":");
+		String prefix = this.redis.prefix() + keyPrefix;
+		limiter.setKeyPrefix(prefix);
 		limiter.tryAcquire("warm-up", 1, Duration.ofMillis(1));
+		StringBuilder course = new StringBuilder();
 		try {
-			for (int step = 0; step < STEPS; step++) {
+			for (int step = 0; step < steps; step++) {
 				String what = "";
 				try {
-					what = step(random, limiter, seed);
+					what = step(random, limiter, prefix, course);
 				}
 				catch (AssertionError ex) {
 					throw new AssertionError("seed " + seed + ", step " + step + " (" + what + "): " + ex.getMessage(), ex);
 				}
+				// a refusal's retryAfter is real time: left out
+				decisions.append(what.replaceAll("retryAfter=[^\\]]*", "")).append('\n');
 			}
 		}
 		finally {
 			limiter.close();
 		}
+		return course.toString();
 	}
 
-	private String step(Random random, RedisRateLimiter limiter, long seed) throws Exception {
+	/** One step; adds what it did to {@code course} (without the decision) and answers it with the decision. */
+	private String step(Random random, RedisRateLimiter limiter, String prefix, StringBuilder course) throws Exception {
 		String key = KEYS[random.nextInt(KEYS.length)];
 		int dice = random.nextInt(100);
 		if (dice < 4 || !this.settings.containsKey(key)) {
@@ -100,18 +147,22 @@ class RateLimitProtocolRandomTests {
 			long perMillis = 20 + random.nextInt((int) MAX_PER_MILLIS - 20);
 			this.settings.put(key, new long[] { limit, perMillis });
 			this.calls.put(key, new ArrayList<>());
-			return "limit " + key + " to " + limit + " per " + perMillis + "ms";
+			String what = "limit " + key + " to " + limit + " per " + perMillis + "ms";
+			course.append(what).append('\n');
+			return what;
 		}
 		if (dice < 8) {
 			// idle past the longest period it was drawn under: the key leaves Redis
 			long idleFrom = this.lastCall.getOrDefault(key, 0L);
 			Thread.sleep(Math.max(0, MAX_PER_MILLIS + 2 - TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - idleFrom)));
-			assertThat(this.redis.template().hasKey(this.redis.prefix() + seed + ":{rate:" + key + "}"))
+			assertThat(this.redis.template().hasKey(prefix + "{rate:" + key + "}"))
 				.as("a key idle for its period has left Redis").isFalse();
+			course.append("idle ").append(key).append('\n');
 			return "idle " + key;
 		}
-		if (dice < 40) {
-			Thread.sleep(random.nextInt(15));
+		long pause = (dice < 40) ? random.nextInt(15) : 0;
+		if (pause > 0) {
+			Thread.sleep(pause);
 		}
 		long[] setting = this.settings.get(key);
 		List<Call> history = this.calls.get(key);
@@ -121,6 +172,7 @@ class RateLimitProtocolRandomTests {
 		Call call = new Call(sent, System.nanoTime(), decision);
 		this.lastCall.put(key, call.replied());
 		history.add(call);
+		course.append("call ").append(key).append(" after ").append(pause).append("ms\n");
 		String what = "call " + key + " (" + setting[0] + " per " + setting[1] + "ms): " + decision;
 		try {
 			check(history, setting[0], TimeUnit.MILLISECONDS.toNanos(setting[1]), previous, call);
