@@ -159,6 +159,19 @@ local function owner_of(task, owner, kind)
   return end_of(holder, recorded, owner, kind)
 end
 
+-- The start of a failure or a release by the owner of a running task: nil, and the answer to give,
+-- when `owner` holds it no longer (or its end of this kind was recorded: a call sent again); else
+-- the task is out of :running, and its group and attempt are answered.
+local function end_attempt(id, owner, kind)
+  local held, reply = owner_of(task_key(id), owner, kind)
+  if held ~= 'holds' then
+    return nil, reply or 0
+  end
+  redis.call('ZREM', base .. ':running', id)
+  local group, attempt = unpack(redis.call('HMGET', task_key(id), 'group', 'attempt'))
+  return group, tonumber(attempt)
+end
+
 -- The record of an owner's end of a task, written with the end's other fields (see owner_of).
 local function end_record(owner, kind, reply)
   return {'ended:' .. owner, kind .. ':' .. reply}

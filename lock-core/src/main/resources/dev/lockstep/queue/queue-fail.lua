@@ -6,14 +6,12 @@
 -- The same call sent again once it was recorded answers as the first did and changes nothing.
 local id = ARGV[1]
 local task = task_key(id)
-local held, reply = owner_of(task, ARGV[2], 'fail')
-if held ~= 'holds' then
-  return reply or 0
+local group, attempt = end_attempt(id, ARGV[2], 'fail')
+if not group then
+  return attempt
 end
 local now = now_ms()
-redis.call('ZREM', base .. ':running', id)
-local group, attempt = unpack(redis.call('HMGET', task, 'group', 'attempt'))
-if tonumber(attempt) >= tonumber(ARGV[4]) then
+if attempt >= tonumber(ARGV[4]) then
   bury(id, group, ARGV[3], now, ARGV[6], ARGV[2], end_record(ARGV[2], 'fail', 2))
   return 2
 end

@@ -6,14 +6,11 @@
 -- Returns 1 when it was given back, 2 when it went to the dead letters (also for the same call sent
 -- again once it was recorded: nothing changes then), or 0 when the task is no longer this owner's.
 local id = ARGV[1]
-local task = task_key(id)
-local held, reply = owner_of(task, ARGV[2], 'release')
-if held ~= 'holds' then
-  return reply or 0
+local group, attempt = end_attempt(id, ARGV[2], 'release')
+if not group then
+  return attempt
 end
-redis.call('ZREM', base .. ':running', id)
-local group, attempt = unpack(redis.call('HMGET', task, 'group', 'attempt'))
-if tonumber(attempt) >= tonumber(ARGV[5]) then
+if attempt >= tonumber(ARGV[5]) then
   bury(id, group, ARGV[3] .. ', on its last attempt (' .. attempt .. ' of ' .. ARGV[5] .. ')', now_ms(), ARGV[4],
     ARGV[2], end_record(ARGV[2], 'release', 2))
   return 2
