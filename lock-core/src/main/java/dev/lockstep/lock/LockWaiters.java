@@ -42,6 +42,9 @@ final class LockWaiters implements MessageListener {
 
 	private final Map<String, Waiter> bySequence = new ConcurrentHashMap<>();
 
+	/** When this instance last renewed each wait queue its waiters are in (heartbeats run on one thread). */
+	private final Map<String, Long> queueRenewedAtNanos = new HashMap<>();
+
 	LockWaiters(String instance, StrayGrants strayGrants) {
 		this.instance = instance;
 		this.strayGrants = strayGrants;
@@ -103,15 +106,27 @@ final class LockWaiters implements MessageListener {
 				shortWaitsOnly.put(waiter.keys.lock(), waiter.keys);
 			}
 		}
+		long now = System.nanoTime();
 		for (List<Waiter> waiters : byLock.values()) {
 			visit(waiters, scripts, livenessMillis, queueTtlMillis, timer, intervalMillis);
+			this.queueRenewedAtNanos.put(waiters.get(0).keys.lock(), now);
 		}
+		// renewed at most once in half its time-to-live, so that a hot lock's hand-offs pay next to nothing for it
 		shortWaitsOnly.keySet().removeAll(byLock.keySet());
-		shortWaitsOnly.values().forEach((keys) -> scripts.touchQueue(keys, queueTtlMillis).whenComplete((reply, error) -> {
-			if (error != null) {
-				logger.debug("Keeping the wait queue of lock '{}' failed", LogText.of(keys.key()), error);
+		long halfTtl = TimeUnit.MILLISECONDS.toNanos(queueTtlMillis / 2);
+		shortWaitsOnly.forEach((lock, keys) -> {
+			Long renewed = this.queueRenewedAtNanos.get(lock);
+			if (renewed == null || now - renewed >= halfTtl) {
+				this.queueRenewedAtNanos.put(lock, now);
+				scripts.touchQueue(keys, queueTtlMillis).whenComplete((reply, error) -> {
+					if (error != null) {
+						logger.debug("Keeping the wait queue of lock '{}' failed", LogText.of(keys.key()), error);
+					}
+				});
 			}
-		}));
+		});
+		// kept through ticks without a waiter here, so that such gaps do not renew it sooner
+		this.queueRenewedAtNanos.values().removeIf((renewed) -> now - renewed >= 2 * halfTtl);
 	}
 
 	private void visit(List<Waiter> candidates, LockScripts scripts, long livenessMillis, long queueTtlMillis,
