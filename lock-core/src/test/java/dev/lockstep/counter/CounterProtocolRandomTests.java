@@ -16,6 +16,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 import dev.lockstep.internal.redis.RedisScripts;
 import dev.lockstep.lock.RedisFixture;
+import dev.lockstep.testing.Replays;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -71,18 +72,7 @@ class CounterProtocolRandomTests {
 		String first = run(seed, STEPS / 3);
 		reset();
 		String again = run(seed, STEPS / 3);
-		int differs = 0;
-		while (differs < Math.min(first.length(), again.length()) && first.charAt(differs) == again.charAt(differs)) {
-			differs++;
-		}
-		assertThat(again.equals(first))
-			.as("the run of seed %d replayed went otherwise: '%s' the first time, '%s' the second", seed,
-					around(first, differs), around(again, differs))
-			.isTrue();
-	}
-
-	private static String around(String text, int at) {
-		return text.substring(Math.max(0, at - 60), Math.min(text.length(), at + 60));
+		Replays.assertSameRun(seed, first, again);
 	}
 
 	/** Forgets the run before: its keys in Redis and the model. */

@@ -25,6 +25,7 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 
 import dev.lockstep.internal.redis.RedisScripts;
 import dev.lockstep.lock.RedisConnections;
+import dev.lockstep.testing.Replays;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
@@ -132,19 +133,8 @@ class JobProtocolRandomTests {
 			long runSeed = seed + run;
 			String first = simulate(runSeed, "replay" + run + "a:", 600, true);
 			String again = simulate(runSeed, "replay" + run + "b:", 600, true);
-			int differs = 0;
-			while (differs < Math.min(first.length(), again.length()) && first.charAt(differs) == again.charAt(differs)) {
-				differs++;
-			}
-			assertThat(again.equals(first))
-				.as("the run of seed %d replayed went otherwise: '%s' the first time, '%s' the second", runSeed,
-						around(first, differs), around(again, differs))
-				.isTrue();
+			Replays.assertSameRun(runSeed, first, again);
 		}
-	}
-
-	private static String around(String text, int at) {
-		return text.substring(Math.max(0, at - 40), Math.min(text.length(), at + 40));
 	}
 
 	/** One run; its course: who ran each slot, what was left out of the invariants and why, and its counts. */
