@@ -136,7 +136,9 @@ final class AsyncAcquisition {
 		CompletableFuture<Acquisition> run() {
 			LockEngine engine = AsyncAcquisition.this.engine;
 			LockKeys keys = AsyncAcquisition.this.keys;
-			this.waiter = this.entry.isEmpty() ? null : engine.waiters.register(keys, this.owner, this.sequence, this.entry);
+			// registered even when it does not queue, as in acquireOnce
+			Waiter registered = engine.waiters.register(keys, this.owner, this.sequence, this.entry);
+			this.waiter = registered;
 			this.sent = System.nanoTime();
 			CompletableFuture<Void> releaseInFlight = this.entry.isEmpty() ? engine.releases.of(keys.lock()) : null;
 			CompletableFuture<Acquisition> done = attempt()
@@ -147,9 +149,7 @@ final class AsyncAcquisition {
 				if (error != null) {
 					engine.abandon(keys, this.owner, this.entry, this.token);
 				}
-				if (this.waiter != null) {
-					engine.waiters.remove(this.sequence, this.waiter);
-				}
+				engine.waiters.remove(this.sequence, registered);
 			});
 		}
 
@@ -178,8 +178,9 @@ final class AsyncAcquisition {
 		}
 
 		private CompletableFuture<Acquisition> afterAttempt(long taken) {
-			if (taken == 0 && this.waiter != null) {
-				return awaitTurn(this.waiter).thenCompose(this::afterTurn);
+			Waiter registered = this.waiter;
+			if (taken == 0 && !this.entry.isEmpty() && registered != null) {
+				return awaitTurn(registered).thenCompose(this::afterTurn);
 			}
 			if (taken == 0) {
 				return CompletableFuture.completedFuture(Acquisition.NONE);
@@ -228,7 +229,9 @@ final class AsyncAcquisition {
 			schedule(AsyncAcquisition.this.start + AsyncAcquisition.this.waitTime.toNanos() - System.nanoTime(),
 					() -> turn.complete(null));
 			AsyncAcquisition.this.result.whenComplete((handle, error) -> turn.complete(null));
-			return turn.thenCompose((signal) -> (signal != null) ? CompletableFuture.completedFuture(signal)
+			// stopped: the result has failed already (AsyncWaits); leave the queue as when the caller gives up
+			return turn.thenCompose((signal) -> (signal != null && signal != LockWaiters.STOPPED)
+					? CompletableFuture.completedFuture(signal)
 					: reply(AsyncAcquisition.this.engine.scripts.cancel(AsyncAcquisition.this.keys, this.owner, this.entry),
 							"leaving the queue of"));
 		}

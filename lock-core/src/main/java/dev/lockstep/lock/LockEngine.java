@@ -49,7 +49,15 @@ final class LockEngine {
 
 	final LockListener listener;
 
-	private final AtomicLong sequence = new AtomicLong();
+	/**
+	 * Owner ids are '{@code <instance>:<start>.<sequence>}': {@code start} is drawn for each engine,
+	 * that is each start of the service, and the sequence is the service's, never restarted. A
+	 * service stopped and started again, or two processes restored from one checkpoint, never
+	 * write an owner id an earlier holder still has.
+	 */
+	private final String start = RunIds.draw();
+
+	private final AtomicLong sequence;
 
 	final PendingReleases releases;
 
@@ -81,8 +89,10 @@ final class LockEngine {
 	/** Replicas that must acknowledge an acquisition before it counts; 0 to not wait. */
 	final int replicaAcknowledgements;
 
-	LockEngine(RedisConnectionFactory connectionFactory, String keyPrefix, String instance, Duration leaseTime,
-			Duration heartbeatInterval, Duration commandTimeout, int replicaAcknowledgements, LockListener listener) {
+	LockEngine(RedisConnectionFactory connectionFactory, String keyPrefix, String instance, AtomicLong sequence,
+			Duration leaseTime, Duration heartbeatInterval, Duration commandTimeout, int replicaAcknowledgements,
+			LockListener listener) {
+		this.sequence = sequence;
 		this.replicaAcknowledgements = replicaAcknowledgements;
 		this.keyPrefix = keyPrefix;
 		this.instance = instance;
@@ -118,6 +128,9 @@ final class LockEngine {
 	void close(Duration holdersTimeout) {
 		this.open = false;
 		this.asyncWaits.stopped();
+		// threads blocked in a queue leave it and fail, before the connection they need to leave closes
+		this.waiters.stopAll();
+		awaitAttempts();
 		if (!this.active.isEmpty()) {
 			logger.info("Stopping with {} lock(s) held; renewing them for up to {} while their holders finish",
 					this.active.size(), DurationText.of(holdersTimeout));
@@ -139,7 +152,22 @@ final class LockEngine {
 		this.releases.awaitAll();
 		this.timer.shutdownNow();
 		this.wakeUps.close();
-		this.redis.close();
+		// a holder's late release fails (its lease frees the lock) rather than open a connection nothing closes
+		this.redis.closeForGood();
+	}
+
+	/** Waits, up to the command timeout, for the attempts under way to end (each needs a reply). */
+	private void awaitAttempts() {
+		long deadline = System.nanoTime() + this.commandTimeout.toNanos();
+		while (!this.waiters.isEmpty() && deadline - System.nanoTime() > 0) {
+			try {
+				Thread.sleep(5);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				return;
+			}
+		}
 	}
 
 	/** The handle, or null when the lock stayed held elsewhere for the whole wait. */
@@ -172,7 +200,13 @@ final class LockEngine {
 		while (true) {
 			Acquisition acquisition = acquireOnce(keys, leaseNanos, watchdog, start, waitTime);
 			if (acquisition.lock() != null) {
-				return this.locks.activate(acquisition.lock(), Duration.ofNanos(System.nanoTime() - start));
+				LockHandle handle = this.locks.activate(acquisition.lock(), Duration.ofNanos(System.nanoTime() - start));
+				if (!this.open) {
+					// taken as the service stopped: nothing would renew it, so nobody may believe in it
+					handle.close();
+					throw stopped(keys);
+				}
+				return handle;
 			}
 			if (!acquisition.again() || start + waitTime.toNanos() - System.nanoTime() <= 0) {
 				this.listener.notAcquired(keys.key(), Duration.ofNanos(System.nanoTime() - start));
@@ -211,7 +245,14 @@ final class LockEngine {
 		String owner = this.instance + ":" + sequence;
 		String entry = waitTime.isZero() ? "" : owner + ":" + millis(Math.min(leaseNanos, livenessNanos()))
 				+ (keys.isPermits() ? ":" + keys.permits() : "");
-		Waiter waiter = entry.isEmpty() ? null : this.waiters.register(keys, owner, sequence, entry);
+		// registered even when it does not queue: a heartbeat that finds this owner holding before this
+		// thread records the lock must know the owner is ours and under way, not one that went away
+		Waiter waiter = this.waiters.register(keys, owner, sequence, entry);
+		if (!this.open) {
+			// stopping began after the caller's check: stopAll may have missed this registration
+			this.waiters.remove(sequence, waiter);
+			throw stopped(keys);
+		}
 		long sent = System.nanoTime();
 		long confirmedLeaseNanos = leaseNanos;
 		long token = 0;
@@ -222,7 +263,7 @@ final class LockEngine {
 				sent = System.nanoTime();
 				token = attempt(keys, owner, leaseNanos, entry, waitTime);
 			}
-			if (token == 0 && waiter != null) {
+			if (token == 0 && !entry.isEmpty()) {
 				token = awaitTurn(waiter, keys, owner, entry, start, waitTime);
 				if (token == LockWaiters.REQUEUE) {
 					return Acquisition.AGAIN;
@@ -263,15 +304,18 @@ final class LockEngine {
 			throw ex;
 		}
 		finally {
-			if (waiter != null) {
-				this.waiters.remove(sequence, waiter);
-			}
+			this.waiters.remove(sequence, waiter);
 		}
 	}
 
-	/** A sequence number for a new owner id, unique within this engine. */
+	/** The part of a new owner id after the instance, unique within the service across its starts. */
 	String nextSequence() {
-		return Long.toString(this.sequence.incrementAndGet(), 36);
+		return this.start + "." + Long.toString(this.sequence.incrementAndGet(), 36);
+	}
+
+	static LockUnavailableException stopped(LockKeys keys) {
+		return new LockUnavailableException("Lock service stopped while acquiring lock '" + LogText.of(keys.key()) + "'",
+				null);
 	}
 
 	/**
@@ -325,6 +369,15 @@ final class LockEngine {
 		try {
 			waiter.queued();
 			Long signal = waiter.await(start + waitTime.toNanos() - System.nanoTime());
+			if (signal != null && signal == LockWaiters.STOPPED) {
+				// leave the queue while the connection is still open; a grant made meanwhile is released
+				long granted = this.replies.await(this.scripts.cancel(keys, owner, entry), keys, "leaving the queue of",
+						waitTime);
+				if (granted > 0) {
+					this.replies.await(this.scripts.release(keys, owner, granted), keys, "releasing", waitTime);
+				}
+				throw stopped(keys);
+			}
 			if (signal == null) {
 				// Out of time; if the lock was handed over meanwhile, it is ours to keep (once confirmed).
 				return this.replies.await(this.scripts.cancel(keys, owner, entry), keys, "leaving the queue of", waitTime);

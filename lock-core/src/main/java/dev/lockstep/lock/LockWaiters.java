@@ -23,7 +23,10 @@ import org.springframework.data.redis.connection.MessageListener;
 import dev.lockstep.internal.LogText;
 
 /**
- * The threads of this instance that wait in some lock's queue. Wake-ups arrive on the instance's
+ * The attempts of this instance under way on some lock, from before their first call to Redis
+ * until they hold the lock or give up, and among them the threads that wait in its queue. An
+ * owner id registered here is never taken for one that went away, even before its attempt
+ * records the lock it took. Wake-ups arrive on the instance's
  * own channel (one subscription for all locks) and name the one waiter the lock was handed to;
  * a periodic heartbeat per waited-for lock keeps this instance's entries alive and catches a
  * wake-up that got lost. Only a waiting thread writes its own queue entry: a heartbeat that
@@ -35,6 +38,9 @@ final class LockWaiters implements MessageListener {
 
 	/** The signal that asks a waiting thread to queue again. */
 	static final long REQUEUE = -1;
+
+	/** The signal that tells a waiting thread its lock service stopped: leave the queue and fail. */
+	static final long STOPPED = -2;
 
 	private final String instance;
 
@@ -50,6 +56,7 @@ final class LockWaiters implements MessageListener {
 		this.strayGrants = strayGrants;
 	}
 
+	/** An attempt about to be sent; {@code entry} is empty for a single attempt, which never queues. */
 	Waiter register(LockKeys keys, String owner, String sequence, String entry) {
 		Waiter waiter = new Waiter(keys, owner, entry);
 		this.bySequence.put(sequence, waiter);
@@ -64,6 +71,16 @@ final class LockWaiters implements MessageListener {
 	void remove(String sequence, Waiter waiter) {
 		waiter.gone = true;
 		this.bySequence.remove(sequence, waiter);
+	}
+
+	/** The service stops: every waiting thread is told so ({@link #STOPPED}), now or as soon as it waits. */
+	void stopAll() {
+		this.bySequence.values().forEach((waiter) -> waiter.signal.complete(STOPPED));
+	}
+
+	/** Whether no attempt is under way. */
+	boolean isEmpty() {
+		return this.bySequence.isEmpty();
 	}
 
 	/** A wake-up: '{@code <sequence>:<token>:<lock key>}'. */
@@ -235,7 +252,7 @@ final class LockWaiters implements MessageListener {
 
 		private final String entry;
 
-		/** Completes with the fencing token once the lock is handed over, or with {@link #REQUEUE}. */
+		/** Completes with the fencing token once the lock is handed over, {@link #REQUEUE} or {@link #STOPPED}. */
 		private final CompletableFuture<Long> signal = new CompletableFuture<>();
 
 		private volatile long queuedAtNanos;
@@ -278,7 +295,7 @@ final class LockWaiters implements MessageListener {
 			return !this.gone && this.queuedAtNanos != 0 && !this.signal.isDone();
 		}
 
-		/** The token once the lock is handed over, {@link #REQUEUE}, or null when {@code nanos} pass first. */
+		/** The token once the lock is handed over, {@link #REQUEUE}, {@link #STOPPED}, or null when {@code nanos} pass first. */
 		@Nullable Long await(long nanos) throws InterruptedException {
 			try {
 				return this.signal.get(nanos, TimeUnit.NANOSECONDS);

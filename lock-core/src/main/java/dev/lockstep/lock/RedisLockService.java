@@ -1,11 +1,11 @@
 package dev.lockstep.lock;
 
-import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicLong;
 
 import org.jspecify.annotations.Nullable;
 
@@ -43,7 +43,10 @@ public final class RedisLockService implements LockService, LockStateRegistry, I
 	private final RedisConnectionFactory connectionFactory;
 
 	/** Four random base-36 characters, new with each service: no two runs share an owner id. */
-	private final String run = newRun();
+	private final String run = RunIds.draw();
+
+	/** The sequence of owner ids, kept across stop and start (see {@link LockEngine}). */
+	private final AtomicLong sequence = new AtomicLong();
 
 	private String instance = NamingRules.defaultInstanceId() + "." + this.run;
 
@@ -207,7 +210,7 @@ public final class RedisLockService implements LockService, LockStateRegistry, I
 				throw new IllegalStateException("lockstep.lock.replica-acknowledgements (" + this.replicaAcknowledgements
 						+ ") is not supported on a Redis Cluster: WAIT cannot be sent to the master of each key; set it to 0");
 			}
-			this.engine = new LockEngine(this.connectionFactory, this.keyPrefix, this.instance, this.leaseTime,
+			this.engine = new LockEngine(this.connectionFactory, this.keyPrefix, this.instance, this.sequence, this.leaseTime,
 					this.heartbeatInterval, this.commandTimeout, this.replicaAcknowledgements, this.listener);
 		}
 	}
@@ -323,15 +326,6 @@ public final class RedisLockService implements LockService, LockStateRegistry, I
 		LockEngine current = this.engine;
 		Assert.state(current != null, "Lock service is not running");
 		return current;
-	}
-
-	private static String newRun() {
-		SecureRandom random = new SecureRandom();
-		StringBuilder run = new StringBuilder(4);
-		for (int i = 0; i < 4; i++) {
-			run.append(Character.forDigit(random.nextInt(36), 36));
-		}
-		return run.toString();
 	}
 
 }

@@ -49,6 +49,9 @@ public final class RedisScripts implements AutoCloseable {
 
 	private volatile @Nullable RedisClusterAsyncCommands<byte[], byte[]> commands;
 
+	/** Closed for good ({@link #closeForGood()}): a call fails rather than open a connection nothing would close. */
+	private volatile boolean closed;
+
 	public RedisScripts(RedisConnectionFactory connectionFactory) {
 		Assert.notNull(connectionFactory, "RedisConnectionFactory must not be null");
 		if (!(connectionFactory instanceof LettuceConnectionFactory lettuce)) {
@@ -66,6 +69,7 @@ public final class RedisScripts implements AutoCloseable {
 			synchronized (this) {
 				current = this.commands;
 				if (current == null) {
+					Assert.state(!this.closed, "Lockstep's Redis connection is closed (its service stopped)");
 					LettuceConnection opened = (LettuceConnection) this.connectionFactory.getConnection();
 					this.connection = opened;
 					current = opened.getNativeConnection();
@@ -281,7 +285,10 @@ public final class RedisScripts implements AutoCloseable {
 		return result;
 	}
 
-	/** Releases the connection (the shared native connection itself stays with the factory). */
+	/**
+	 * Releases the connection (the shared native connection itself stays with the factory); a later
+	 * call opens it again.
+	 */
 	@Override
 	public synchronized void close() {
 		if (this.connection != null) {
@@ -289,6 +296,12 @@ public final class RedisScripts implements AutoCloseable {
 			this.connection = null;
 			this.commands = null;
 		}
+	}
+
+	/** Releases the connection, and every later call fails instead of opening it again. */
+	public synchronized void closeForGood() {
+		this.closed = true;
+		close();
 	}
 
 }
