@@ -23,7 +23,18 @@ public final class DurationRules {
 	/** The shortest deduplication window of a queue. */
 	public static final Duration SHORTEST_DEDUPLICATION_WINDOW = Duration.ofSeconds(1);
 
+	/** The longest wait or lease counted as given: a century, for ever to a lock; longer ones are cut to it. */
+	public static final Duration FOR_EVER = Duration.ofDays(36_500);
+
 	private DurationRules() {
+	}
+
+	/**
+	 * {@code value}, or {@link #FOR_EVER} when longer: past about 292 years a duration no longer fits
+	 * the nanoseconds of the JVM's monotonic clock.
+	 */
+	public static Duration capped(Duration value) {
+		return (value.compareTo(FOR_EVER) > 0) ? FOR_EVER : value;
 	}
 
 	/** A lease renewed while its holder works (see {@link #SHORTEST_RENEWED_LEASE}). */

@@ -118,7 +118,8 @@ final class ActiveLocks {
 	}
 
 	/**
-	 * The last hold on {@code lock} was closed keeping the lock for {@code keepFor}: its lease is set
+	 * The last hold on {@code lock} was closed keeping the lock for {@code keepFor} (at most
+	 * {@link dev.lockstep.internal.DurationRules#FOR_EVER}): its lease is set
 	 * to that (owner and token checked) and it is forgotten here without a release. If Redis cannot
 	 * be reached, it frees itself when its current lease ends.
 	 */
@@ -130,9 +131,7 @@ final class ActiveLocks {
 		boolean wasHeld = lock.markReleased();
 		long now = System.nanoTime();
 		this.kept.values().removeIf((until) -> until - now <= 0);
-		// a keep of a century or more is for ever, as far as this instance is concerned
-		long keepNanos = (keepFor.toDays() > 36_500) ? Long.MAX_VALUE / 4 : keepFor.toNanos();
-		this.kept.put(lock.owner(), now + keepNanos);
+		this.kept.put(lock.owner(), now + keepFor.toNanos());
 		this.active.remove(lock.owner(), lock);
 		this.watchdog.unwatch(lock);
 		if (wasHeld) {

@@ -193,9 +193,10 @@ final class LockEngine {
 		return take(LockKeys.ofPermits(this.keyPrefix, key, permits), waitTime, explicitLease);
 	}
 
-	private @Nullable LockHandle take(LockKeys keys, Duration waitTime, @Nullable Duration explicitLease) {
+	private @Nullable LockHandle take(LockKeys keys, Duration requestedWait, @Nullable Duration explicitLease) {
+		Duration waitTime = DurationRules.capped(requestedWait);
 		boolean watchdog = explicitLease == null;
-		long leaseNanos = watchdog ? this.leaseTime.toNanos() : explicitLease.toNanos();
+		long leaseNanos = watchdog ? this.leaseTime.toNanos() : DurationRules.capped(explicitLease).toNanos();
 		long start = System.nanoTime();
 		while (true) {
 			Acquisition acquisition = acquireOnce(keys, leaseNanos, watchdog, start, waitTime);
@@ -225,7 +226,8 @@ final class LockEngine {
 		Assert.hasText(key, "Lock key must not be blank");
 		DurationRules.notNegative("Wait time of lock '" + key + "'", waitTime);
 		Assert.state(this.open, () -> "Lock service is not running; cannot lock '" + key + "'");
-		return this.asyncWaits.track(key, new AsyncAcquisition(this, LockKeys.of(this.keyPrefix, key), waitTime, explicitLease).start());
+		return this.asyncWaits.track(key, new AsyncAcquisition(this, LockKeys.of(this.keyPrefix, key),
+				DurationRules.capped(waitTime), (explicitLease != null) ? DurationRules.capped(explicitLease) : null).start());
 	}
 
 	/**

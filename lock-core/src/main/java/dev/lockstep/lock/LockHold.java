@@ -74,7 +74,7 @@ final class LockHold implements ThreadHolds.EngineHold {
 		if (this.closed.get()) {
 			return false;
 		}
-		return this.engine.locks.changeLease(this.lock, leaseTime);
+		return this.engine.locks.changeLease(this.lock, DurationRules.capped(leaseTime));
 	}
 
 	@Override
@@ -85,7 +85,7 @@ final class LockHold implements ThreadHolds.EngineHold {
 		}
 		else if (this.closed.compareAndSet(false, true)) {
 			ThreadHolds.remove(this);
-			this.engine.locks.exitKeeping(this.lock, keepFor);
+			this.engine.locks.exitKeeping(this.lock, DurationRules.capped(keepFor));
 		}
 	}
 

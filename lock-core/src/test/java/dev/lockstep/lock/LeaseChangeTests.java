@@ -117,4 +117,27 @@ class LeaseChangeTests {
 		}
 	}
 
+	@Test
+	void aKeepLongerThanTheMonotonicClockCountsKeepsTheLockForACentury() {
+		LockHandle handle = this.one.acquire("kept", Duration.ZERO);
+		handle.closeKeeping(Duration.ofDays(300 * 365));
+		assertThat(pttl("kept")).isGreaterThan(Duration.ofDays(36_000).toMillis());
+		assertThat(this.other.tryAcquire("kept", Duration.ZERO, Duration.ofSeconds(5))).isEmpty();
+	}
+
+	@Test
+	void aWaitLongerThanTheMonotonicClockCountsWaitsAndLeavesNoEntryBehind() throws Exception {
+		LockHandle held = this.one.acquire("long-wait", Duration.ZERO);
+		java.util.concurrent.CompletableFuture<LockHandle> waiting = java.util.concurrent.CompletableFuture
+			.supplyAsync(() -> this.other.acquire("long-wait", Duration.ofDays(300 * 365)));
+		String queue = this.redis.prefix() + "{long-wait}:queue";
+		org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10))
+			.until(() -> this.redis.template().opsForList().size(queue) == 1);
+		held.close();
+		LockHandle next = waiting.get(10, TimeUnit.SECONDS);
+		assertThat(next.isHeld()).isTrue();
+		next.close();
+		assertThat(this.redis.template().opsForList().size(queue)).isZero();
+	}
+
 }
