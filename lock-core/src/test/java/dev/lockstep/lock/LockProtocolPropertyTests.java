@@ -2,16 +2,29 @@ package dev.lockstep.lock;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
+import net.jqwik.api.AfterFailureMode;
+import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.Combinators;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
+import net.jqwik.api.lifecycle.AfterContainer;
+import net.jqwik.api.lifecycle.BeforeContainer;
+import net.jqwik.api.state.Action;
+import net.jqwik.api.state.ActionChain;
+import net.jqwik.api.state.Transformer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
@@ -30,19 +43,23 @@ import static org.assertj.core.api.Assertions.fail;
  * run out for real on Redis's clock.
  *
  * <p>Invariant 1, after every step: no client whose own view says it holds a key while Redis says
- * someone else does. Invariant 2, at the end: every waiter is served or has given up, and Redis
- * holds nothing. Seeded: {@code -Dlockstep.protocol.seed=...} replays the run's choices (which
- * client acts, what befalls its wake-ups and calls, how long a pause lasts) but not its course: the
- * leases, grant leases, liveness deadlines and queue lifetimes run out in real time on Redis's
- * clock, and the steps between pauses take real time too, so whether a lease has run out when a
- * step comes depends on how fast the steps before it ran. Where that first differs, the clients'
- * states differ, the choices after it are drawn for other states, and the two runs part (a seed
- * run twice, unloaded, parted within its first ten steps). A replay would need a time of the run's
- * own that real time follows with room to spare: time advancing in ticks the seed chooses, every
- * lease ending mid-tick, and each tick's steps done well within half a tick.
+ * someone else does, unless Redis lost its data since the client took it (then the client believes
+ * until its next renewal fails: the documented limit, which fencing covers). Invariant 2: each key's
+ * tokens rise, across data losses too. Invariant 3: no entry queued twice. At the end: every
+ * waiter is served or has given up, and Redis holds nothing.
+ *
+ * <p>A jqwik stateful property: each action is one step (a client acts, a wake-up is delivered,
+ * lost or duplicated, time passes, Redis loses its data), and a failing chain is shrunk to the
+ * shortest that still fails. The seed jqwik prints, given to {@code @Property(seed = ...)}, replays
+ * the chain's choices but not its course: leases, grant leases, liveness deadlines and queue
+ * lifetimes run out in real time on Redis's clock, so whether a lease has run out when a step comes
+ * depends on how fast the steps before it ran (a seed run twice, unloaded, parted within its first
+ * ten steps). A replay would need a time of the run's own that real time follows with room to
+ * spare: time advancing in ticks the seed chooses, every lease ending mid-tick, and each tick's
+ * steps done well within half a tick. CI runs lock-core's {@code jqwik.tries.default} chains of
+ * {@code lockstep.protocol.steps} (default 150) steps; the soak profile runs more and longer.
  */
-@Timeout(value = 300, unit = TimeUnit.SECONDS)
-class LockProtocolRandomTests {
+class LockProtocolPropertyTests {
 
 	private static final long LEASE_MS = 400;
 
@@ -54,46 +71,82 @@ class LockProtocolRandomTests {
 
 	private static final long QUEUE_TTL_MS = 2_000;
 
-	private LettuceConnectionFactory factory;
+	private static LettuceConnectionFactory factory;
 
-	private RedisScripts redis;
+	private static RedisScripts redis;
 
-	private LockScripts scripts;
+	private static LockScripts scripts;
 
-	private StringRedisTemplate template;
+	private static StringRedisTemplate template;
 
-	private String prefix;
+	private static String prefix;
+
+	private static int tries;
+
+	@BeforeContainer
+	static void connectForProperties() {
+		open();
+	}
+
+	@AfterContainer
+	static void closeForProperties() {
+		shut();
+	}
 
 	@BeforeEach
 	void connect() {
-		this.factory = RedisConnections.standalone();
-		this.redis = new RedisScripts(this.factory);
-		this.prefix = RedisConnections.uniquePrefix();
-		this.scripts = new LockScripts(this.redis, this.prefix + "wake:");
-		this.template = new StringRedisTemplate(this.factory);
-		this.template.afterPropertiesSet();
+		open();
 	}
 
 	@AfterEach
 	void close() {
-		this.redis.close();
-		this.factory.destroy();
+		shut();
 	}
 
-	@Test
-	void noClientBelievesItHoldsAKeyThatRedisGaveToAnotherAndEveryWaiterIsServed() throws Exception {
-		long seed = Long.getLong("lockstep.protocol.seed", System.nanoTime());
-		int runs = Integer.getInteger("lockstep.protocol.runs", 5);
-		for (int run = 0; run < runs; run++) {
-			long runSeed = seed + run;
-			try {
-				new Simulation(new Random(runSeed), this.prefix + run + ":").run(700);
-			}
-			catch (AssertionError ex) {
-				throw new AssertionError("Lock protocol invariant broken; replay with -Dlockstep.protocol.seed=" + runSeed
-						+ " -Dlockstep.protocol.runs=1: " + ex.getMessage(), ex);
-			}
+	private static void open() {
+		factory = RedisConnections.standalone();
+		redis = new RedisScripts(factory);
+		prefix = RedisConnections.uniquePrefix();
+		scripts = new LockScripts(redis, prefix + "wake:");
+		template = new StringRedisTemplate(factory);
+		template.afterPropertiesSet();
+	}
+
+	private static void shut() {
+		List<String> keys = RedisConnections.keys(template, prefix);
+		if (!keys.isEmpty()) {
+			template.delete(keys);
 		}
+		redis.close();
+		factory.destroy();
+	}
+
+	@Property(afterFailure = AfterFailureMode.SAMPLE_FIRST)
+	void noClientBelievesItHoldsAKeyThatRedisGaveToAnotherAndEveryWaiterIsServed(
+			@ForAll("steps") ActionChain<Simulation> chain) throws Exception {
+		chain.withInvariant("no client holds what Redis gave another", Simulation::checkNoClientHoldsWhatRedisGaveAnother)
+			.run()
+			.drain();
+	}
+
+	@Provide
+	Arbitrary<ActionChain<Simulation>> steps() {
+		Arbitrary<Long> seeds = Arbitraries.longs();
+		Action.Independent<Simulation> act = () -> Combinators.combine(Arbitraries.integers().between(0, 4), seeds)
+			.as((client, seed) -> Transformer.mutate("client" + client + " acts (" + seed + ")",
+					(simulation) -> simulation.clientActs(client, seed)));
+		Action.Independent<Simulation> deliver = () -> seeds.map((seed) -> Transformer.mutate(
+				"a wake-up delivered, duplicated or lost (" + seed + ")", (simulation) -> simulation.deliverWakeUp(seed)));
+		Action.Independent<Simulation> pause = () -> Arbitraries.integers().between(0, (int) LEASE_MS / 2)
+			.map((millis) -> Transformer.mutate("pause " + millis + " ms", (simulation) -> simulation.pause(millis)));
+		Action.Independent<Simulation> loseData = () -> Arbitraries
+			.just(Transformer.mutate("Redis loses its data", Simulation::loseData));
+		return ActionChain.<Simulation>startWith(() -> new Simulation(prefix + (++tries) + ":"))
+			.withAction(75, act)
+			.withAction(17, deliver)
+			.withAction(8, pause)
+			.withAction(1, loseData)
+			.withMaxTransformations(Integer.getInteger("lockstep.protocol.steps", 150));
 	}
 
 	/**
@@ -104,37 +157,37 @@ class LockProtocolRandomTests {
 	 */
 	@Test
 	void aWakeUpThatArrivesAfterItsGrantRanOutIsRefusedByTheConfirmation() throws Exception {
-		LockKeys key = LockKeys.of(this.prefix, "late");
-		long holderToken = this.scripts.acquire(key, "h:1", LEASE_MS, "", QUEUE_TTL_MS).get(10, TimeUnit.SECONDS);
+		LockKeys key = LockKeys.of(prefix, "late");
+		long holderToken = scripts.acquire(key, "h:1", LEASE_MS, "", QUEUE_TTL_MS).get(10, TimeUnit.SECONDS);
 		assertThat(holderToken).isPositive();
-		assertThat(this.scripts.acquire(key, "a:1", LEASE_MS, "a:1:" + LIVENESS_MS, QUEUE_TTL_MS).get(10, TimeUnit.SECONDS)).isZero();
-		assertThat(this.scripts.acquire(key, "b:1", LEASE_MS, "b:1:" + LIVENESS_MS, QUEUE_TTL_MS).get(10, TimeUnit.SECONDS)).isZero();
-		this.scripts.release(key, "h:1", holderToken).get(10, TimeUnit.SECONDS);
-		String grantToA = this.template.opsForValue().get(key.lock());
+		assertThat(scripts.acquire(key, "a:1", LEASE_MS, "a:1:" + LIVENESS_MS, QUEUE_TTL_MS).get(10, TimeUnit.SECONDS)).isZero();
+		assertThat(scripts.acquire(key, "b:1", LEASE_MS, "b:1:" + LIVENESS_MS, QUEUE_TTL_MS).get(10, TimeUnit.SECONDS)).isZero();
+		scripts.release(key, "h:1", holderToken).get(10, TimeUnit.SECONDS);
+		String grantToA = template.opsForValue().get(key.lock());
 		assertThat(grantToA).startsWith("a:1:");
 		long tokenOfA = Long.parseLong(grantToA.substring(grantToA.lastIndexOf(':') + 1));
 
 		Thread.sleep(LIVENESS_MS + 100);
 		// B's heartbeat finds the lock free (A's grant ran out) and hands it to B
-		this.scripts.heartbeat(key, LIVENESS_MS, QUEUE_TTL_MS, List.of("b:1:" + LIVENESS_MS)).get(10, TimeUnit.SECONDS);
-		String grantToB = this.template.opsForValue().get(key.lock());
+		scripts.heartbeat(key, LIVENESS_MS, QUEUE_TTL_MS, List.of("b:1:" + LIVENESS_MS)).get(10, TimeUnit.SECONDS);
+		String grantToB = template.opsForValue().get(key.lock());
 		assertThat(grantToB).startsWith("b:1:");
 		long tokenOfB = Long.parseLong(grantToB.substring(grantToB.lastIndexOf(':') + 1));
 		assertThat(tokenOfB).isGreaterThan(tokenOfA);
 
 		// A's wake-up arrives now: by the old rule A would hold until now + LIVENESS_MS, beside B
-		assertThat(this.scripts.confirm(key, "a:1", tokenOfA, LEASE_MS).get(10, TimeUnit.SECONDS)).isZero();
-		assertThat(this.scripts.release(key, "a:1", tokenOfA).get(10, TimeUnit.SECONDS)).as("A's late release").isZero();
-		assertThat(this.template.opsForValue().get(key.lock())).isEqualTo(grantToB);
-		assertThat(this.scripts.confirm(key, "b:1", tokenOfB, LEASE_MS).get(10, TimeUnit.SECONDS)).isEqualTo(1);
+		assertThat(scripts.confirm(key, "a:1", tokenOfA, LEASE_MS).get(10, TimeUnit.SECONDS)).isZero();
+		assertThat(scripts.release(key, "a:1", tokenOfA).get(10, TimeUnit.SECONDS)).as("A's late release").isZero();
+		assertThat(template.opsForValue().get(key.lock())).isEqualTo(grantToB);
+		assertThat(scripts.confirm(key, "b:1", tokenOfB, LEASE_MS).get(10, TimeUnit.SECONDS)).isEqualTo(1);
 		// a stale renewal naming B's owner with A's token changes nothing either
-		assertThat(this.scripts.confirm(key, "b:1", tokenOfA, LEASE_MS).get(10, TimeUnit.SECONDS)).isZero();
-		assertThat(this.scripts.release(key, "b:1", tokenOfB).get(10, TimeUnit.SECONDS)).isEqualTo(1);
-		assertThat(this.template.hasKey(key.lock())).isFalse();
+		assertThat(scripts.confirm(key, "b:1", tokenOfA, LEASE_MS).get(10, TimeUnit.SECONDS)).isZero();
+		assertThat(scripts.release(key, "b:1", tokenOfB).get(10, TimeUnit.SECONDS)).isEqualTo(1);
+		assertThat(template.hasKey(key.lock())).isFalse();
 	}
 
-	/** One run: a few keys, a few clients, a few hundred random steps. */
-	private final class Simulation {
+	/** One chain's world: a few keys, a few clients, the wake-ups on their way. */
+	static final class Simulation {
 
 		private final Random random;
 
@@ -149,8 +202,11 @@ class LockProtocolRandomTests {
 
 		private int sequence;
 
-		Simulation(Random random, String prefix) {
-			this.random = random;
+		/** Each tokens' highest value seen, by lock key. */
+		private final Map<String, Long> highestTokens = new HashMap<>();
+
+		Simulation(String prefix) {
+			this.random = new Random(0);
 			for (int i = 0; i < 2; i++) {
 				this.keys.add(LockKeys.of(prefix, "key-" + i));
 			}
@@ -159,31 +215,55 @@ class LockProtocolRandomTests {
 			}
 		}
 
-		void run(int steps) throws Exception {
-			for (int step = 0; step < steps; step++) {
-				Client client = this.clients.get(this.random.nextInt(this.clients.size()));
-				int dice = this.random.nextInt(100);
-				if (dice < 8) {
-					Thread.sleep(this.random.nextInt((int) LEASE_MS / 2));
+		void clientActs(int client, long seed) {
+			step(seed, () -> this.clients.get(client).act());
+		}
+
+		void deliverWakeUp(long seed) {
+			step(seed, this::deliverWakeUp);
+		}
+
+		void pause(int millis) {
+			step(0, () -> Thread.sleep(millis));
+		}
+
+		/** As a restart without persistence: every key gone; holders believe on until a renewal fails. */
+		void loseData() {
+			step(0, () -> {
+				for (LockKeys key : this.keys) {
+					template.delete(key.all());
 				}
-				else if (dice < 25) {
-					deliverWakeUp();
+				for (Client client : this.clients) {
+					client.takenBeforeALoss = client.heldOn != null;
 				}
-				else {
-					client.act();
-				}
+			});
+		}
+
+		private void step(long seed, Step step) {
+			this.random.setSeed(seed);
+			try {
+				step.run();
 				noteGrants();
-				checkNoClientHoldsWhatRedisGaveAnother();
 			}
-			drain();
+			catch (AssertionError ex) {
+				throw ex;
+			}
+			catch (Exception ex) {
+				throw new AssertionError(ex);
+			}
 		}
 
 		/** Every grant Redis made to a queued client becomes a wake-up, as grant_next's PUBLISH does. */
 		private void noteGrants() {
 			for (LockKeys key : this.keys) {
-				String value = LockProtocolRandomTests.this.template.opsForValue().get(key.lock());
+				String value = template.opsForValue().get(key.lock());
 				if (value == null || !this.announced.add(value)) {
 					continue;
+				}
+				long token = Long.parseLong(value.substring(value.lastIndexOf(':') + 1));
+				Long highest = this.highestTokens.put(key.key(), token);
+				if (highest != null && token <= highest) {
+					fail("token " + token + " of " + key.key() + " after " + highest + ": " + value);
 				}
 				for (Client client : this.clients) {
 					if (client.queuedOn == key && value.startsWith(client.owner + ":")) {
@@ -215,18 +295,18 @@ class LockProtocolRandomTests {
 		/** Invariant 3: a queue never holds one entry twice, however often an acquire is replayed. */
 		private void checkNoEntryIsQueuedTwice() {
 			for (LockKeys key : this.keys) {
-				List<String> entries = LockProtocolRandomTests.this.template.opsForList().range(key.queue(), 0, -1);
+				List<String> entries = template.opsForList().range(key.queue(), 0, -1);
 				if (entries != null && new HashSet<>(entries).size() != entries.size()) {
 					throw new AssertionError("an entry queued twice on " + key.key() + ": " + entries);
 				}
 			}
 		}
 
-		private void checkNoClientHoldsWhatRedisGaveAnother() {
+		void checkNoClientHoldsWhatRedisGaveAnother() {
 			checkNoEntryIsQueuedTwice();
 			for (Client client : this.clients) {
-				if (client.believesHeld()) {
-					String value = LockProtocolRandomTests.this.template.opsForValue().get(client.heldOn.lock());
+				if (client.believesHeld() && !client.takenBeforeALoss) {
+					String value = template.opsForValue().get(client.heldOn.lock());
 					if (!(client.owner + ":" + client.token).equals(value)) {
 						fail(client.name + " believes it holds " + client.heldOn.key() + " (" + client.owner + ":"
 								+ client.token + ", " + client.msLeft() + " ms left by its clock) but Redis says " + value);
@@ -236,7 +316,7 @@ class LockProtocolRandomTests {
 		}
 
 		/** Everyone stops misbehaving: releases, heartbeats and wake-ups until every waiter is done. */
-		private void drain() throws Exception {
+		void drain() throws Exception {
 			long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
 			while (this.clients.stream().anyMatch((client) -> client.queuedOn != null || client.heldOn != null)) {
 				if (System.nanoTime() > deadline) {
@@ -257,12 +337,12 @@ class LockProtocolRandomTests {
 			// Entries of queueings that are over (a replayed acquire pushed them again) are granted and
 			// passed on, or expire with the queue: nothing stays past the queue's time-to-live.
 			long cleanBy = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(QUEUE_TTL_MS + 5_000);
-			while (this.keys.stream().anyMatch((key) -> Boolean.TRUE.equals(LockProtocolRandomTests.this.template.hasKey(key.lock()))
-					|| Boolean.TRUE.equals(LockProtocolRandomTests.this.template.hasKey(key.queue())))) {
+			while (this.keys.stream().anyMatch((key) -> Boolean.TRUE.equals(template.hasKey(key.lock()))
+					|| Boolean.TRUE.equals(template.hasKey(key.queue())))) {
 				if (System.nanoTime() > cleanBy) {
 					fail("left in Redis after the run: " + this.keys.stream().map((key) -> key.key() + "="
-							+ LockProtocolRandomTests.this.template.opsForValue().get(key.lock()) + " queue="
-							+ LockProtocolRandomTests.this.template.opsForList().range(key.queue(), 0, -1)).toList());
+							+ template.opsForValue().get(key.lock()) + " queue="
+							+ template.opsForList().range(key.queue(), 0, -1)).toList());
 				}
 				noteGrants();
 				while (!this.wakeUps.isEmpty()) {
@@ -276,8 +356,14 @@ class LockProtocolRandomTests {
 		private record WakeUp(Client client, String owner, long token) {
 		}
 
+		private interface Step {
+
+			void run() throws Exception;
+
+		}
+
 		/** A client following the engine's rules, one call at a time. */
-		private final class Client {
+		final class Client {
 
 			private final String name;
 
@@ -294,6 +380,9 @@ class LockProtocolRandomTests {
 			private long token;
 
 			private long heldUntilNanos;
+
+			/** Held since before Redis last lost its data: believes until its next renewal fails. */
+			private boolean takenBeforeALoss;
 
 			/** An earlier acquire call of this client, for replays. */
 			private List<Object> lastAcquire;
@@ -371,7 +460,7 @@ class LockProtocolRandomTests {
 				this.owner = this.name + ":" + Integer.toString(++Simulation.this.sequence, 36);
 				this.entry = wait ? this.owner + ":" + LIVENESS_MS : "";
 				long sent = System.nanoTime();
-				long reply = LockProtocolRandomTests.this.scripts.acquire(key, this.owner, LEASE_MS, this.entry, QUEUE_TTL_MS)
+				long reply = scripts.acquire(key, this.owner, LEASE_MS, this.entry, QUEUE_TTL_MS)
 					.get(10, TimeUnit.SECONDS);
 				this.lastAcquire = List.of(key, this.owner, this.entry);
 				if (wait && Simulation.this.random.nextInt(6) == 0) {
@@ -392,7 +481,7 @@ class LockProtocolRandomTests {
 			/** A reconnect replays an acquire call: Redis runs it once more, the client hears nothing. */
 			private void replayAcquire() throws Exception {
 				LockKeys key = (LockKeys) this.lastAcquire.get(0);
-				LockProtocolRandomTests.this.scripts.acquire(key, (String) this.lastAcquire.get(1), LEASE_MS,
+				scripts.acquire(key, (String) this.lastAcquire.get(1), LEASE_MS,
 						(String) this.lastAcquire.get(2), QUEUE_TTL_MS).get(10, TimeUnit.SECONDS);
 			}
 
@@ -404,7 +493,7 @@ class LockProtocolRandomTests {
 			private void replayHeard() throws Exception {
 				LockKeys key = this.replyLostOn;
 				this.replyLostOn = null;
-				long reply = LockProtocolRandomTests.this.scripts.acquire(key, this.owner, LEASE_MS, this.entry, QUEUE_TTL_MS)
+				long reply = scripts.acquire(key, this.owner, LEASE_MS, this.entry, QUEUE_TTL_MS)
 					.get(10, TimeUnit.SECONDS);
 				if (reply > 0) {
 					hold(key, reply, this.replyLostSentNanos);
@@ -421,7 +510,7 @@ class LockProtocolRandomTests {
 				}
 				if (this.queuedOn == null || !wakeUp.owner.equals(this.owner)) {
 					// a wake-up for an earlier queueing: a grant to nobody, passed on
-					LockProtocolRandomTests.this.scripts.release(keyOfOwner(wakeUp), wakeUp.owner, wakeUp.token).get(10, TimeUnit.SECONDS);
+					scripts.release(keyOfOwner(wakeUp), wakeUp.owner, wakeUp.token).get(10, TimeUnit.SECONDS);
 					return;
 				}
 				confirm(wakeUp.token);
@@ -429,7 +518,7 @@ class LockProtocolRandomTests {
 
 			private LockKeys keyOfOwner(WakeUp wakeUp) {
 				for (LockKeys key : Simulation.this.keys) {
-					String value = LockProtocolRandomTests.this.template.opsForValue().get(key.lock());
+					String value = template.opsForValue().get(key.lock());
 					if ((wakeUp.owner + ":" + wakeUp.token).equals(value)) {
 						return key;
 					}
@@ -440,7 +529,7 @@ class LockProtocolRandomTests {
 			private void confirm(long grantToken) throws Exception {
 				LockKeys key = this.queuedOn;
 				long sent = System.nanoTime();
-				long confirmed = LockProtocolRandomTests.this.scripts.confirm(key, this.owner, grantToken, LEASE_MS).get(10, TimeUnit.SECONDS);
+				long confirmed = scripts.confirm(key, this.owner, grantToken, LEASE_MS).get(10, TimeUnit.SECONDS);
 				this.queuedOn = null;
 				if (confirmed == 1) {
 					hold(key, grantToken, sent);
@@ -452,7 +541,7 @@ class LockProtocolRandomTests {
 			}
 
 			private void heartbeat() throws Exception {
-				List<Object> reply = LockProtocolRandomTests.this.scripts.heartbeat(this.queuedOn, LIVENESS_MS, QUEUE_TTL_MS,
+				List<Object> reply = scripts.heartbeat(this.queuedOn, LIVENESS_MS, QUEUE_TTL_MS,
 						List.of(this.entry)).get(10, TimeUnit.SECONDS);
 				byte[] value = (byte[]) reply.get(0);
 				String holder = (value != null) ? new String(value, java.nio.charset.StandardCharsets.UTF_8) : null;
@@ -468,7 +557,7 @@ class LockProtocolRandomTests {
 			}
 
 			private void giveUp() throws Exception {
-				long token = LockProtocolRandomTests.this.scripts.cancel(this.queuedOn, this.owner, this.entry).get(10, TimeUnit.SECONDS);
+				long token = scripts.cancel(this.queuedOn, this.owner, this.entry).get(10, TimeUnit.SECONDS);
 				LockKeys key = this.queuedOn;
 				this.queuedOn = null;
 				if (token > 0) {
@@ -484,7 +573,7 @@ class LockProtocolRandomTests {
 
 			private void renew() throws Exception {
 				long sent = System.nanoTime();
-				long renewed = LockProtocolRandomTests.this.scripts.confirm(this.heldOn, this.owner, this.token, LEASE_MS)
+				long renewed = scripts.confirm(this.heldOn, this.owner, this.token, LEASE_MS)
 					.get(10, TimeUnit.SECONDS);
 				if (renewed == 1) {
 					this.heldUntilNanos = sent + BELIEVED_LEASE_NANOS;
@@ -498,11 +587,12 @@ class LockProtocolRandomTests {
 				if (this.heldOn == null) {
 					return;
 				}
-				LockProtocolRandomTests.this.scripts.release(this.heldOn, this.owner, this.token).get(10, TimeUnit.SECONDS);
+				scripts.release(this.heldOn, this.owner, this.token).get(10, TimeUnit.SECONDS);
 				this.heldOn = null;
 			}
 
 			private void hold(LockKeys key, long grantToken, long sentNanos) {
+				this.takenBeforeALoss = false;
 				this.heldOn = key;
 				this.token = grantToken;
 				this.heldUntilNanos = sentNanos + BELIEVED_LEASE_NANOS;
