@@ -10,10 +10,21 @@ import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
+import net.jqwik.api.AfterFailureMode;
+import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.Combinators;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
+import net.jqwik.api.lifecycle.AfterContainer;
+import net.jqwik.api.lifecycle.BeforeContainer;
+import net.jqwik.api.state.Action;
+import net.jqwik.api.state.ActionChain;
+import net.jqwik.api.state.Transformer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
@@ -34,18 +45,20 @@ import static org.assertj.core.api.Assertions.assertThat;
  * more than 3, and never more than 2 once only callers of 2 hold); every token above all earlier
  * ones; queued clients granted in the order they queued; no entry queued twice; a release by a
  * non-owner leaves every live holder as it was. At the end, once everyone leaves, nothing is held
- * or queued. Seeded: {@code -Dlockstep.protocol.seed=...} replays the run's choices (which client
- * acts and how, how long a pause lasts) but not its course: the leases and grant leases run out in
- * real time on Redis's clock (the scripts drop a holder whose score is behind Redis's {@code TIME}),
- * and the steps between pauses take real time too, so whether a lease has run out when a step comes
- * depends on how fast the steps before it ran. Where that first differs, the clients' states differ,
- * the choices after it are drawn for other states, and the two runs part (a seed run twice,
- * unloaded, parted within its first fifty steps). A replay would need a time of the run's own that
- * real time follows with room to spare: time advancing in ticks the seed chooses, every lease
- * ending mid-tick, and each tick's steps done well within half a tick.
+ * or queued. Redis may also lose its data: a holder from before believes on until its next renewal
+ * fails (the documented limit), and tokens still rise across it.
+ *
+ * <p>A jqwik stateful property: each action is one step (a client acts, a release by a non-owner,
+ * time passes, Redis loses its data), and a failing chain is shrunk to the shortest that still
+ * fails. The seed jqwik prints, given to {@code @Property(seed = ...)}, replays the chain's choices
+ * but not its course: the leases and grant leases run out in real time on Redis's clock (the
+ * scripts drop a holder whose score is behind Redis's {@code TIME}), so whether a lease has run out
+ * when a step comes depends on how fast the steps before it ran (a seed run twice, unloaded,
+ * parted within its first fifty steps). A replay would need a time of the run's own that real time
+ * follows with room to spare. CI runs lock-core's {@code jqwik.tries.default} chains of
+ * {@code lockstep.protocol.steps} (default 150) steps; the soak profile runs more and longer.
  */
-@Timeout(value = 120, unit = TimeUnit.SECONDS)
-class PermitProtocolRandomTests {
+class PermitProtocolPropertyTests {
 
 	private static final long LEASE_MS = 300;
 
@@ -59,65 +72,94 @@ class PermitProtocolRandomTests {
 
 	private static final long QUEUE_TTL_MS = 10_000;
 
-	private LettuceConnectionFactory factory;
+	private static LettuceConnectionFactory factory;
 
-	private RedisScripts redis;
+	private static RedisScripts redis;
 
-	private LockScripts scripts;
+	private static LockScripts scripts;
 
-	private StringRedisTemplate template;
+	private static StringRedisTemplate template;
 
-	private String prefix;
+	private static String prefix;
+
+	private static int tries;
+
+	@BeforeContainer
+	static void connectForProperties() {
+		open();
+	}
+
+	@AfterContainer
+	static void closeForProperties() {
+		shut();
+	}
 
 	@BeforeEach
 	void connect() {
-		this.factory = RedisConnections.standalone();
-		this.redis = new RedisScripts(this.factory);
-		this.prefix = RedisConnections.uniquePrefix();
-		this.scripts = new LockScripts(this.redis, this.prefix + "wake:");
-		this.template = new StringRedisTemplate(this.factory);
-		this.template.afterPropertiesSet();
+		open();
 	}
 
 	@AfterEach
 	void close() {
-		List<String> keys = RedisConnections.keys(this.template, this.prefix);
-		if (!keys.isEmpty()) {
-			this.template.delete(keys);
-		}
-		this.redis.close();
-		this.factory.destroy();
+		shut();
 	}
 
-	@Test
-	void permitInvariantsHoldUnderRandomSteps() throws Exception {
-		long seed = Long.getLong("lockstep.protocol.seed", System.nanoTime());
-		int runs = Integer.getInteger("lockstep.protocol.runs", 3);
-		for (int run = 0; run < runs; run++) {
-			long runSeed = seed + run;
-			try {
-				new Simulation(new Random(runSeed), this.prefix + run + ":").run(300);
-			}
-			catch (AssertionError ex) {
-				throw new AssertionError("Permit protocol invariant broken; replay with -Dlockstep.protocol.seed=" + runSeed
-						+ " -Dlockstep.protocol.runs=1: " + ex.getMessage(), ex);
-			}
+	private static void open() {
+		factory = RedisConnections.standalone();
+		redis = new RedisScripts(factory);
+		prefix = RedisConnections.uniquePrefix();
+		scripts = new LockScripts(redis, prefix + "wake:");
+		template = new StringRedisTemplate(factory);
+		template.afterPropertiesSet();
+	}
+
+	private static void shut() {
+		List<String> keys = RedisConnections.keys(template, prefix);
+		if (!keys.isEmpty()) {
+			template.delete(keys);
 		}
+		redis.close();
+		factory.destroy();
+	}
+
+	@Property(afterFailure = AfterFailureMode.SAMPLE_FIRST)
+	void permitInvariantsHoldUnderRandomSteps(@ForAll("steps") ActionChain<Simulation> chain) throws Exception {
+		chain.withInvariant("limit, queue and beliefs", Simulation::check).run().leaveAll();
+	}
+
+	@Provide
+	Arbitrary<ActionChain<Simulation>> steps() {
+		Arbitrary<Long> seeds = Arbitraries.longs();
+		Action.Independent<Simulation> act = () -> Combinators.combine(Arbitraries.integers().between(0, 6), seeds)
+			.as((client, seed) -> Transformer.mutate("c" + client + " acts (" + seed + ")",
+					(simulation) -> simulation.clientActs(client, seed)));
+		Action.Independent<Simulation> stranger = () -> seeds.map((seed) -> Transformer.mutate(
+				"a release by a non-owner (" + seed + ")", (simulation) -> simulation.releaseByNonOwner(seed)));
+		Action.Independent<Simulation> pause = () -> Arbitraries.integers().between(0, (int) LEASE_MS / 2)
+			.map((millis) -> Transformer.mutate("pause " + millis + " ms", (simulation) -> simulation.pause(millis)));
+		Action.Independent<Simulation> loseData = () -> Arbitraries
+			.just(Transformer.mutate("Redis loses its data", Simulation::loseData));
+		return ActionChain.<Simulation>startWith(() -> new Simulation(prefix + (++tries) + ":"))
+			.withAction(86, act)
+			.withAction(8, stranger)
+			.withAction(6, pause)
+			.withAction(1, loseData)
+			.withMaxTransformations(Integer.getInteger("lockstep.protocol.steps", 150));
 	}
 
 	/** The checks above can fail: a holder written past the limit is seen at once. */
 	@Test
 	void theLimitCheckSeesAHolderTooMany() throws Exception {
-		Simulation simulation = new Simulation(new Random(1), this.prefix + "control:");
+		Simulation simulation = new Simulation(prefix + "control:");
 		long far = System.currentTimeMillis() + 60_000;
 		for (int i = 0; i < 4; i++) {
-			PermitProtocolRandomTests.this.template.opsForZSet().add(simulation.key.lock(), "intruder:" + i + ":" + (i + 1), far);
+			template.opsForZSet().add(simulation.key.lock(), "intruder:" + i + ":" + (i + 1), far);
 		}
 		org.assertj.core.api.Assertions.assertThatThrownBy(simulation::checkLimit).isInstanceOf(AssertionError.class)
 			.hasMessageContaining("holders");
 	}
 
-	private final class Simulation {
+	static final class Simulation {
 
 		private final Random random;
 
@@ -139,33 +181,58 @@ class PermitProtocolRandomTests {
 
 		private int enqueued;
 
-		Simulation(Random random, String prefix) {
-			this.random = random;
+		Simulation(String prefix) {
+			this.random = new Random(0);
 			this.key = LockKeys.ofPermits(prefix, "range", 3);
 			for (int i = 0; i < 7; i++) {
 				this.clients.add(new Client("c" + i, (i < 4) ? 3 : 2));
 			}
 		}
 
-		void run(int steps) throws Exception {
-			for (int step = 0; step < steps; step++) {
-				Client client = this.clients.get(this.random.nextInt(this.clients.size()));
-				int dice = this.random.nextInt(100);
-				if (dice < 6) {
-					Thread.sleep(this.random.nextInt((int) LEASE_MS / 2));
+		void clientActs(int client, long seed) {
+			step(seed, () -> this.clients.get(client).act());
+		}
+
+		void releaseByNonOwner(long seed) {
+			step(seed, this::releaseByNonOwner);
+		}
+
+		void pause(int millis) {
+			step(0, () -> Thread.sleep(millis));
+		}
+
+		/** As a restart without persistence: every key gone; holders believe on until a renewal fails. */
+		void loseData() {
+			step(0, () -> {
+				template.delete(List.of(this.key.lock(), this.key.queue(), this.key.alive(), this.key.counter()));
+				for (Client client : this.clients) {
+					client.takenBeforeALoss = client.held;
 				}
-				else if (dice < 14) {
-					releaseByNonOwner();
-				}
-				else {
-					client.act();
-				}
+			});
+		}
+
+		void check() {
+			checkLimit();
+			checkQueue();
+			checkBeliefs();
+		}
+
+		private void step(long seed, Step step) {
+			this.random.setSeed(seed);
+			try {
+				step.run();
 				noteGrants();
-				checkLimit();
-				checkQueue();
-				checkBeliefs();
 			}
-			// everyone leaves: a waiter that gives up may pass a permit to the next, who leaves in turn
+			catch (AssertionError ex) {
+				throw ex;
+			}
+			catch (Exception ex) {
+				throw new AssertionError(ex);
+			}
+		}
+
+		/** Everyone leaves: a waiter that gives up may pass a permit to the next, who leaves in turn. */
+		void leaveAll() throws Exception {
 			while (this.clients.stream().anyMatch((client) -> client.held || client.entry != null || client.replyLost)) {
 				for (Client client : this.clients) {
 					client.leave();
@@ -175,7 +242,13 @@ class PermitProtocolRandomTests {
 			// grants that stalled waiters never confirmed run out by themselves
 			Thread.sleep(LEASE_MS + 50);
 			assertThat(liveHolders()).as("holders once everyone left").isEmpty();
-			assertThat(PermitProtocolRandomTests.this.template.opsForList().size(this.key.queue())).as("queue once everyone left").isZero();
+			assertThat(template.opsForList().size(this.key.queue())).as("queue once everyone left").isZero();
+		}
+
+		private interface Step {
+
+			void run() throws Exception;
+
 		}
 
 		/** Queued clients that Redis made holders, in token order: they must be served in queue order. */
@@ -187,7 +260,7 @@ class PermitProtocolRandomTests {
 				int last = value.lastIndexOf(':');
 				tokens.put(value.substring(0, last), Long.parseLong(value.substring(last + 1)));
 			}
-			List<String> queue = PermitProtocolRandomTests.this.template.opsForList().range(this.key.queue(), 0, -1);
+			List<String> queue = template.opsForList().range(this.key.queue(), 0, -1);
 			for (Client client : this.clients) {
 				if (client.entry != null && !tokens.containsKey(client.owner) && !queue.contains(client.entry)) {
 					// dropped from the queue (its liveness lapsed): the engine's heartbeat has it queue again
@@ -222,6 +295,7 @@ class PermitProtocolRandomTests {
 				if (this.random.nextInt(4) > 0 && scripts().confirm(this.key, client.owner, client.token, LEASE_MS)
 					.get(10, TimeUnit.SECONDS) == 1) {
 					client.held = true;
+					client.takenBeforeALoss = false;
 					client.heldUntilNanos = sent + BELIEVED_LEASE_NANOS;
 				}
 				else {
@@ -239,7 +313,7 @@ class PermitProtocolRandomTests {
 			Set<String> live = new HashSet<>();
 			liveHolders().forEach((holder) -> live.add(holder.getValue()));
 			for (Client client : this.clients) {
-				if (client.held && System.nanoTime() - client.heldUntilNanos < 0
+				if (client.held && !client.takenBeforeALoss && System.nanoTime() - client.heldUntilNanos < 0
 						&& !live.contains(client.owner + ":" + client.token)) {
 					throw new AssertionError(client.owner + " believes it holds a permit (token " + client.token + ", "
 							+ TimeUnit.NANOSECONDS.toMillis(client.heldUntilNanos - System.nanoTime())
@@ -264,16 +338,16 @@ class PermitProtocolRandomTests {
 		}
 
 		private void checkQueue() {
-			List<String> queue = PermitProtocolRandomTests.this.template.opsForList().range(this.key.queue(), 0, -1);
+			List<String> queue = template.opsForList().range(this.key.queue(), 0, -1);
 			assertThat(queue).as("queue").doesNotHaveDuplicates();
 		}
 
 		/** Holders whose lease has not ended by Redis's clock (expired ones stay until a script purges them). */
 		private List<TypedTuple<String>> liveHolders() {
-			long now = PermitProtocolRandomTests.this.template
+			long now = template
 				.execute((org.springframework.data.redis.core.RedisCallback<Long>) (connection) -> connection.serverCommands()
 					.time(TimeUnit.MILLISECONDS));
-			Set<TypedTuple<String>> all = PermitProtocolRandomTests.this.template.opsForZSet()
+			Set<TypedTuple<String>> all = template.opsForZSet()
 				.rangeWithScores(this.key.lock(), 0, -1);
 			return (all != null) ? all.stream().filter((holder) -> holder.getScore() > now).toList() : Collections.emptyList();
 		}
@@ -305,7 +379,7 @@ class PermitProtocolRandomTests {
 			return scores;
 		}
 
-		private final class Client {
+		final class Client {
 
 			private final String instance;
 
@@ -323,6 +397,9 @@ class PermitProtocolRandomTests {
 
 			/** Until when this client believes it holds its permit, by its own clock. */
 			private long heldUntilNanos;
+
+			/** Held since before Redis last lost its data: believes until its next renewal fails. */
+			private boolean takenBeforeALoss;
 
 			/**
 			 * Whether the reply of its last acquire was lost: it hears only that of the call sent again
@@ -403,6 +480,7 @@ class PermitProtocolRandomTests {
 					Simulation.this.directTokens.add(token);
 					this.token = token;
 					this.held = true;
+					this.takenBeforeALoss = false;
 					this.heldUntilNanos = sent + BELIEVED_LEASE_NANOS;
 					checkLimit();
 				}
@@ -424,7 +502,7 @@ class PermitProtocolRandomTests {
 				this.replyLost = false;
 				LockKeys keys = LockKeys.ofPermits(this.keyPrefix(), "range", this.permits);
 				// an entry dropped meanwhile (nobody heartbeated it) is queued again at the tail
-				boolean stillQueued = PermitProtocolRandomTests.this.template.opsForList()
+				boolean stillQueued = template.opsForList()
 					.range(Simulation.this.key.queue(), 0, -1).contains(this.replyLostEntry);
 				long token = Simulation.this.scripts().acquire(keys, this.owner, LEASE_MS, this.replyLostEntry, QUEUE_TTL_MS)
 					.get(10, TimeUnit.SECONDS);
@@ -432,6 +510,7 @@ class PermitProtocolRandomTests {
 					newTokenIfUnseen(token);
 					this.token = token;
 					this.held = true;
+					this.takenBeforeALoss = false;
 					this.heldUntilNanos = this.replyLostSentNanos + BELIEVED_LEASE_NANOS;
 					checkLimit();
 				}
@@ -506,7 +585,7 @@ class PermitProtocolRandomTests {
 		}
 
 		LockScripts scripts() {
-			return PermitProtocolRandomTests.this.scripts;
+			return PermitProtocolPropertyTests.scripts;
 		}
 
 	}
