@@ -34,6 +34,8 @@ import org.springframework.util.Assert;
  * once per server. While Lettuce knows the connection is down (between a disconnect and its
  * reconnect), a call fails at once rather than wait in Lettuce's queue for the command timeout:
  * nothing can succeed then, and each waiting caller holds a thread (see {@link #isDisconnected}).
+ * A call that undoes or releases in the background, which no caller waits for, is still left to
+ * Lettuce's queue ({@link #runAfterReconnect}): it must reach Redis once it can.
  */
 public final class RedisScripts implements AutoCloseable {
 
@@ -139,8 +141,24 @@ public final class RedisScripts implements AutoCloseable {
 		}
 	}
 
-	/** Runs {@code script}; the future fails with the Redis or connection error as is. */
+	/**
+	 * Runs {@code script}; the future fails with the Redis or connection error as is, at once while
+	 * the connection is down.
+	 */
 	public <T> CompletableFuture<T> run(LuaScript script, List<String> keys, List<String> args) {
+		return run(script, keys, args, true);
+	}
+
+	/**
+	 * Runs {@code script} also while the connection is down: Lettuce holds it and sends it once it
+	 * reconnects (within its own timeout). For what undoes or releases in the background, with no
+	 * caller waiting (a release, a failed attempt's cleanup), which must reach Redis when it can.
+	 */
+	public <T> CompletableFuture<T> runAfterReconnect(LuaScript script, List<String> keys, List<String> args) {
+		return run(script, keys, args, false);
+	}
+
+	private <T> CompletableFuture<T> run(LuaScript script, List<String> keys, List<String> args, boolean failFast) {
 		byte[][] keyBytes = bytes(keys);
 		byte[][] argBytes = bytes(args);
 		RedisClusterAsyncCommands<byte[], byte[]> commands;
@@ -150,7 +168,7 @@ public final class RedisScripts implements AutoCloseable {
 		catch (RuntimeException ex) {
 			return CompletableFuture.failedFuture(ex);
 		}
-		if (isDisconnected()) {
+		if (failFast && isDisconnected()) {
 			return CompletableFuture.failedFuture(disconnected());
 		}
 		ScriptCall<T> call = new ScriptCall<>();
