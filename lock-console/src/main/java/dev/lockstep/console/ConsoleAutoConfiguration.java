@@ -26,6 +26,7 @@ import dev.lockstep.autoconfigure.LockstepInstanceId;
 import dev.lockstep.autoconfigure.LockstepProperties;
 import dev.lockstep.autoconfigure.job.JobGuardAutoConfiguration;
 import dev.lockstep.autoconfigure.queue.SerialQueueAutoConfiguration;
+import dev.lockstep.internal.redis.RedisProbe;
 
 /**
  * The Lockstep console: every instance with it on its class path writes a heartbeat record to
@@ -81,14 +82,15 @@ public final class ConsoleAutoConfiguration {
 
 		@Bean
 		ConsoleController lockstepConsoleController(ConsoleStores stores, LockstepInstanceId instanceId,
-				ConsoleProperties properties, ApplicationContext context, ObjectProvider<LockStateRegistry> locks,
+				ConsoleProperties properties, ApplicationContext context, RedisConnectionFactory connectionFactory,
+				LockstepProperties lockstep, ObjectProvider<LockStateRegistry> locks,
 				ObjectProvider<SerialQueueRegistry> queues, ObjectProvider<SerialQueue> queueActions,
 				ObjectProvider<JobGuardRegistry> jobs) {
 			ClusterView view = new ClusterView(stores, instanceId.value(), locks.getIfUnique(), queues.getIfUnique(),
 					queueActions.getIfUnique(), jobs.getIfUnique());
 			ConsoleActions actions = new ConsoleActions(stores.records(), instanceId.value(), locks.getIfUnique(),
 					queueActions.getIfUnique(), queues.getIfUnique(), stores.requests());
-			return new ConsoleController(view, actions, properties,
+			return new ConsoleController(view, new RedisProbe(connectionFactory, lockstep.commandTimeout()), actions, properties,
 					ClassUtils.isPresent(SECURITY_CLASS, context.getClassLoader()));
 		}
 

@@ -9,7 +9,9 @@ import java.util.Map;
 import jakarta.servlet.http.HttpServletRequest;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.beans.factory.DisposableBean;
 import org.springframework.core.io.ClassPathResource;
+import org.springframework.dao.DataAccessException;
 import org.springframework.http.CacheControl;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
@@ -25,18 +27,24 @@ import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.ResponseBody;
 import org.springframework.web.method.annotation.MethodArgumentTypeMismatchException;
 
+import dev.lockstep.LockUnavailableException;
+import dev.lockstep.internal.redis.RedisProbe;
+
 /**
  * The console's HTTP side, under {@code lockstep.console.path}: the page and its assets (from this
  * jar), {@code GET api/cluster} (the whole cluster, as JSON) and {@code POST api/actions/<action>}.
  * An action must carry the header {@code X-Lockstep-Action}: a browser sends a custom header only
  * from the console's own origin (a cross-site form cannot), which is the console's defence against
  * request forgery. Actions need the operator role with Spring Security; without it, they need
- * {@code lockstep.console.actions-enabled=true}.
+ * {@code lockstep.console.actions-enabled=true}. While Redis does not answer, {@code api/cluster}
+ * answers 503 within {@code lockstep.command-timeout} (at once while Lettuce knows the connection
+ * is down) with {@code {"error": "Redis unreachable: ...", "redis": "Redis at host:port ..."}},
+ * which the page shows in place of the cluster, rather than hang for Lettuce's own timeout.
  */
 @Controller
 @ResponseBody
 @RequestMapping("${lockstep.console.path:/lockstep}")
-final class ConsoleController {
+final class ConsoleController implements DisposableBean {
 
 	static final String ACTION_HEADER = "X-Lockstep-Action";
 
@@ -45,14 +53,18 @@ final class ConsoleController {
 
 	private final ClusterView view;
 
+	private final RedisProbe redis;
+
 	private final ConsoleActions actions;
 
 	private final ConsoleProperties properties;
 
 	private final boolean secured;
 
-	ConsoleController(ClusterView view, ConsoleActions actions, ConsoleProperties properties, boolean secured) {
+	ConsoleController(ClusterView view, RedisProbe redis, ConsoleActions actions, ConsoleProperties properties,
+			boolean secured) {
 		this.view = view;
+		this.redis = redis;
 		this.actions = actions;
 		this.properties = properties;
 		this.secured = secured;
@@ -81,9 +93,17 @@ final class ConsoleController {
 		}
 	}
 
+	/**
+	 * The cluster; first a probe of Redis that answers within the command timeout, since the reads
+	 * after it wait as long as Lettuce lets them (a minute by default) when Redis does not answer.
+	 */
 	@GetMapping("/api/cluster")
-	ClusterView.Cluster cluster() {
-		return this.view.read();
+	ResponseEntity<?> cluster() {
+		String failure = this.redis.failure();
+		if (failure != null) {
+			return unreachable(failure);
+		}
+		return ResponseEntity.ok(this.view.read());
 	}
 
 	@GetMapping("/api/me")
@@ -124,6 +144,28 @@ final class ConsoleController {
 		return (result != null) ? ResponseEntity.ok(result) : ResponseEntity.notFound().build();
 	}
 
+	/** Redis failed under a read or an action (after the probe, or an action's own call): 503, naming the Redis tried. */
+	@ExceptionHandler({ DataAccessException.class, LockUnavailableException.class })
+	ResponseEntity<Unreachable> redisFailed(RuntimeException ex) {
+		String message = String.valueOf(ex.getMessage());
+		return unreachable(message.startsWith("Redis") ? message : this.redis.redis() + ": " + message);
+	}
+
+	private ResponseEntity<Unreachable> unreachable(String failure) {
+		String error = "Redis unreachable: " + failure;
+		return ResponseEntity.status(HttpStatus.SERVICE_UNAVAILABLE).body(new Unreachable(error, this.redis.redis(), false, error));
+	}
+
+	/**
+	 * What the API answers while Redis cannot be reached.
+	 * @param error what failed, naming the Redis tried
+	 * @param redis where Redis is, in words, and the settings that configure it
+	 * @param done false: an action was not taken (as in an action's {@link ConsoleActions.Result})
+	 * @param message the error again, where the page reads an action's result
+	 */
+	record Unreachable(String error, String redis, boolean done, String message) {
+	}
+
 	@ExceptionHandler(IllegalArgumentException.class)
 	ResponseEntity<ConsoleActions.Result> badRequest(IllegalArgumentException ex) {
 		return ResponseEntity.badRequest().body(ConsoleActions.Result.refused(String.valueOf(ex.getMessage())));
@@ -135,6 +177,11 @@ final class ConsoleController {
 		Class<?> type = ex.getRequiredType();
 		return ResponseEntity.badRequest().body(ConsoleActions.Result.refused("The console action's parameter '" + ex.getName()
 				+ "' must be " + ((type == Long.class) ? "a whole number" : "a " + ((type != null) ? type.getSimpleName() : "value"))));
+	}
+
+	@Override
+	public void destroy() {
+		this.redis.close();
 	}
 
 	private boolean mayAct(HttpServletRequest request) {

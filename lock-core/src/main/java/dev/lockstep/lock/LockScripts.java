@@ -96,9 +96,11 @@ final class LockScripts extends FeatureScripts {
 	/**
 	 * 1 if the owner's lock, under {@code fencingToken} (any token if 0: an attempt given up before
 	 * its reply), was released (and handed on), 0 if the owner no longer held it under that token.
+	 * Sent also while the connection is down, once Lettuce reconnects: nobody waits for a release,
+	 * and it frees the lock for the next holder sooner than its lease would.
 	 */
 	CompletableFuture<Long> release(LockKeys keys, String owner, long fencingToken) {
-		return run(keys.isPermits() ? "permit-release.lua" : "release.lua", allOf(keys), List.of(value(owner, fencingToken), this.channelPrefix));
+		return runAfterReconnect(keys.isPermits() ? "permit-release.lua" : "release.lua", allOf(keys), List.of(value(owner, fencingToken), this.channelPrefix));
 	}
 
 	/**
@@ -133,9 +135,12 @@ final class LockScripts extends FeatureScripts {
 		return owner + ":" + ((fencingToken > 0) ? Long.toString(fencingToken) : "*");
 	}
 
-	/** The token if the lock was handed to the waiter before it left the queue, else 0. */
+	/**
+	 * The token if the lock was handed to the waiter before it left the queue, else 0. Sent also
+	 * while the connection is down, once Lettuce reconnects: it undoes a wait that ended.
+	 */
 	CompletableFuture<Long> cancel(LockKeys keys, String owner, String entry) {
-		return run(keys.isPermits() ? "permit-cancel.lua" : "cancel.lua", allOf(keys), List.of(owner, entry, this.channelPrefix));
+		return runAfterReconnect(keys.isPermits() ? "permit-cancel.lua" : "cancel.lua", allOf(keys), List.of(owner, entry, this.channelPrefix));
 	}
 
 	/**

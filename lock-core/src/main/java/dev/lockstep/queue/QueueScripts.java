@@ -81,10 +81,12 @@ final class QueueScripts extends FeatureScripts {
 
 	/**
 	 * Undoes a take by {@code owner} whose reply was lost: the task it started, if any, goes back
-	 * to its group's head with its attempt not counted. Null when the take started none.
+	 * to its group's head with its attempt not counted. Null when the take started none. Sent also
+	 * while the connection is down, once Lettuce reconnects: a task a lost take started must go back
+	 * then, not wait for its lease to run out and count the attempt.
 	 */
 	CompletableFuture<@Nullable String> untake(QueueKeys keys, String owner) {
-		return this.<byte @Nullable []>run("queue-untake.lua", keys.forScripts(), List.of(owner, keys.channel()))
+		return this.<byte @Nullable []>runAfterReconnect("queue-untake.lua", keys.forScripts(), List.of(owner, keys.channel()))
 			.thenApply((id) -> (id != null) ? new String(id, StandardCharsets.UTF_8) : null);
 	}
 

@@ -24,6 +24,7 @@ import dev.lockstep.internal.DurationRules;
 import dev.lockstep.internal.DurationText;
 import dev.lockstep.internal.NamingRules;
 import dev.lockstep.internal.redis.LuaScript;
+import dev.lockstep.internal.redis.RedisAddress;
 import dev.lockstep.internal.redis.RedisScripts;
 
 /**
@@ -57,10 +58,14 @@ public class RedisRateLimiter implements RateLimiter, AutoCloseable {
 
 	private final RecentRateLimits recent = new RecentRateLimits();
 
+	/** Where Redis is tried, in words, for messages. */
+	private final String address;
+
 	private final AtomicLong lastWarning = new AtomicLong(System.nanoTime() - WARNING_INTERVAL_NANOS);
 
 	public RedisRateLimiter(RedisConnectionFactory connectionFactory) {
 		this.redis = new RedisScripts(connectionFactory);
+		this.address = RedisAddress.of(connectionFactory);
 	}
 
 	/** Prefix of every key; default {@value NamingRules#DEFAULT_KEY_PREFIX}. */
@@ -111,11 +116,11 @@ public class RedisRateLimiter implements RateLimiter, AutoCloseable {
 		}
 		catch (TimeoutException ex) {
 			reply.cancel(false);
-			decision = unavailable(key, "Redis did not answer within " + DurationText.of(this.commandTimeout)
+			decision = unavailable(key, this.address + " did not answer within " + DurationText.of(this.commandTimeout)
 					+ " while checking rate limit '" + key + "'", ex);
 		}
 		catch (ExecutionException ex) {
-			decision = unavailable(key, "Redis failed while checking rate limit '" + key + "': "
+			decision = unavailable(key, this.address + " failed while checking rate limit '" + key + "': "
 					+ ex.getCause().getMessage(), ex.getCause());
 		}
 		catch (InterruptedException ex) {
@@ -150,7 +155,8 @@ public class RedisRateLimiter implements RateLimiter, AutoCloseable {
 		}
 		catch (TimeoutException | ExecutionException ex) {
 			reply.cancel(false);
-			throw new LockUnavailableException("Redis failed or did not answer while reading rate limit '" + key + "'", ex);
+			throw new LockUnavailableException(this.address + " failed or did not answer while reading rate limit '" + key + "'",
+					ex);
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();

@@ -12,6 +12,7 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
 import dev.lockstep.JobGuardRegistry;
 import dev.lockstep.LockService;
 import dev.lockstep.autoconfigure.LockstepAutoConfiguration;
+import dev.lockstep.autoconfigure.LockstepProperties;
 import dev.lockstep.autoconfigure.job.JobGuardAutoConfiguration;
 
 /**
@@ -34,10 +35,10 @@ public final class LockstepHealthAutoConfiguration {
 	@ConditionalOnMissingBean(name = "lockstepHealthIndicator")
 	@ConditionalOnEnabledHealthIndicator("lockstep")
 	LockstepHealthIndicator lockstepHealthIndicator(RedisConnectionFactory connectionFactory, LockService lockService,
-			ObjectProvider<JobGuardRegistry> jobGuard, RecentLockLosses losses) {
+			ObjectProvider<JobGuardRegistry> jobGuard, RecentLockLosses losses, LockstepProperties properties) {
 		String instance = LockstepEndpointAutoConfiguration.instanceId(lockService);
 		JobGuardRegistry registry = jobGuard.getIfUnique();
-		return new LockstepHealthIndicator(connectionFactory, (instance != null) ? instance : "unknown",
+		return new LockstepHealthIndicator(connectionFactory, properties.commandTimeout(), (instance != null) ? instance : "unknown",
 				(registry != null) ? registry.instanceId() : null, losses);
 	}
 

@@ -307,6 +307,29 @@ class LockstepEndpointTests {
 	}
 
 	@Test
+	void healthAnswersDownWithinTheCommandTimeoutWhileRedisRefusesConnections() throws Exception {
+		try (RedisServer redis = RedisServer.start()) {
+			// Lettuce's own timeout as Boot leaves it, a minute: the old probe answered DOWN after it
+			start(redis.host(), redis.port(), "management.endpoints.web.exposure.include=health",
+					"management.endpoint.health.show-components=always", "management.endpoint.health.show-details=always",
+					"spring.data.redis.timeout=60s", "lockstep.command-timeout=5s");
+			assertThat(get("/actuator/health/lockstep").status()).isEqualTo(200);
+			redis.kill();
+			// Lettuce hears of the closed socket at once; the pause is not the bound under test
+			Thread.sleep(300);
+			for (int i = 0; i < 3; i++) {
+				long start = System.nanoTime();
+				Response down = get("/actuator/health/lockstep");
+				assertThat(Duration.ofNanos(System.nanoTime() - start)).as("time to DOWN").isLessThan(Duration.ofSeconds(2));
+				assertThat(down.status()).isEqualTo(503);
+				assertThat(down.body()).contains("\"status\":\"DOWN\"")
+					.contains("\"redis\":\"Redis at " + redis.host() + ":" + redis.port())
+					.contains("the connection is down");
+			}
+		}
+	}
+
+	@Test
 	void healthReportsRenewalsThatCameLateWhileTheLockIsStillHeld() throws Exception {
 		try (FaultProxy proxy = FaultProxy.start(TestRedis.standalone().host(), TestRedis.standalone().port())) {
 			// renewals go out every 2s with about 4s of the 6s lease left; replies 2.5s late confirm them with under 2s left

@@ -41,7 +41,7 @@
     }).then(function (response) {
       return response.json().catch(function () { return { done: false, message: 'HTTP ' + response.status }; })
         .then(function (result) {
-          say(action + ': ' + result.message, !response.ok || !result.done);
+          say(action + ': ' + (result.message || result.error), !response.ok || !result.done);
           return refresh();
         });
     });
@@ -261,14 +261,34 @@
     document.body.setAttribute('data-loaded', String(cluster.readAt));
   }
 
+  // While Redis cannot be reached the API answers 503 with {error: 'Redis unreachable: ...'}: the
+  // page says so where it would say what it read, rather than stay on 'loading…' or show an old read.
+  function unreachable(text) {
+    document.getElementById('summary').textContent = text;
+    document.body.setAttribute('data-unreachable', text);
+    say('Could not read the cluster: ' + text, true);
+  }
+  function reachable() {
+    // only the outage's own message goes: an action's result stays
+    if (document.body.hasAttribute('data-unreachable')) {
+      document.body.removeAttribute('data-unreachable');
+      say('');
+    }
+  }
+  var reading = false;
   function refresh() {
+    // one read at a time: a read that waits for Redis does not pile up others behind it
+    if (reading) { return Promise.resolve(); }
+    reading = true;
     return fetch('api/cluster', { credentials: 'same-origin' })
       .then(function (response) {
-        if (!response.ok) { throw new Error('HTTP ' + response.status); }
-        return response.json();
+        if (response.ok) { return response.json().then(draw).then(reachable); }
+        return response.json().catch(function () { return {}; }).then(function (body) {
+          unreachable(body.error || ('HTTP ' + response.status));
+        });
       })
-      .then(draw)
-      .catch(function (error) { say('Could not read the cluster: ' + error.message, true); });
+      .catch(function (error) { unreachable(error.message); })
+      .then(function () { reading = false; });
   }
 
   fetch('api/me', { credentials: 'same-origin' }).then(function (r) { return r.json(); }).then(function (me) {

@@ -54,6 +54,14 @@ public abstract class FeatureScripts {
 		return this.redis.run(script(name), keys, args);
 	}
 
+	/**
+	 * Runs the script read from {@code name} also while the connection is down, sent once Lettuce
+	 * reconnects: for what undoes or releases in the background ({@link RedisScripts#runAfterReconnect}).
+	 */
+	protected final <T> CompletableFuture<T> runAfterReconnect(String name, List<String> keys, List<String> args) {
+		return this.redis.runAfterReconnect(script(name), keys, args);
+	}
+
 	private LuaScript script(String name) {
 		LuaScript script = this.byName.get(name);
 		if (script == null) {

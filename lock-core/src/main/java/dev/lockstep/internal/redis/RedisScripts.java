@@ -11,8 +11,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 import io.lettuce.core.RedisCommandExecutionException;
+import io.lettuce.core.RedisConnectionException;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisNoScriptException;
+import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.lettuce.core.cluster.SlotHash;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 
@@ -29,7 +31,11 @@ import org.springframework.util.Assert;
  * Runs {@link LuaScript}s asynchronously over one Lettuce connection taken from the
  * application's {@link RedisConnectionFactory} (the shared native connection unless the
  * factory is configured otherwise). Scripts go by SHA and are sent in full only on NOSCRIPT,
- * once per server.
+ * once per server. While Lettuce knows the connection is down (between a disconnect and its
+ * reconnect), a call fails at once rather than wait in Lettuce's queue for the command timeout:
+ * nothing can succeed then, and each waiting caller holds a thread (see {@link #isDisconnected}).
+ * A call that undoes or releases in the background, which no caller waits for, is still left to
+ * Lettuce's queue ({@link #runAfterReconnect}): it must reach Redis once it can.
  */
 public final class RedisScripts implements AutoCloseable {
 
@@ -80,6 +86,25 @@ public final class RedisScripts implements AutoCloseable {
 		return current;
 	}
 
+	/**
+	 * Whether Lettuce knows the connection is down: it was open and lost its channel, and Lettuce is
+	 * reconnecting (it would hold a command sent now until it reconnects, the application's own
+	 * commands included, which this leaves as they are). False before the first call, when the
+	 * connection is open, and on a Redis Cluster, whose connection stands for one per node and does
+	 * not say that one is down.
+	 */
+	public boolean isDisconnected() {
+		RedisClusterAsyncCommands<byte[], byte[]> current = this.commands;
+		return current instanceof RedisAsyncCommands<byte[], byte[]> standalone
+				&& !standalone.getStatefulConnection().isOpen();
+	}
+
+	/** The failure of a call made while {@link #isDisconnected}, for the feature's own exception. */
+	private static RedisConnectionException disconnected() {
+		return new RedisConnectionException("the connection is down and Lettuce is reconnecting; Lockstep fails its "
+				+ "calls at once meanwhile (see docs/operations.md, Redis outages)");
+	}
+
 	/** Whether the connection is to a Redis Cluster, where one script may only touch one slot. */
 	public boolean isCluster() {
 		return this.cluster;
@@ -120,8 +145,24 @@ public final class RedisScripts implements AutoCloseable {
 		}
 	}
 
-	/** Runs {@code script}; the future fails with the Redis or connection error as is. */
+	/**
+	 * Runs {@code script}; the future fails with the Redis or connection error as is, at once while
+	 * the connection is down.
+	 */
 	public <T> CompletableFuture<T> run(LuaScript script, List<String> keys, List<String> args) {
+		return run(script, keys, args, true);
+	}
+
+	/**
+	 * Runs {@code script} also while the connection is down: Lettuce holds it and sends it once it
+	 * reconnects (within its own timeout). For what undoes or releases in the background, with no
+	 * caller waiting (a release, a failed attempt's cleanup), which must reach Redis when it can.
+	 */
+	public <T> CompletableFuture<T> runAfterReconnect(LuaScript script, List<String> keys, List<String> args) {
+		return run(script, keys, args, false);
+	}
+
+	private <T> CompletableFuture<T> run(LuaScript script, List<String> keys, List<String> args, boolean failFast) {
 		byte[][] keyBytes = bytes(keys);
 		byte[][] argBytes = bytes(args);
 		RedisClusterAsyncCommands<byte[], byte[]> commands;
@@ -130,6 +171,9 @@ public final class RedisScripts implements AutoCloseable {
 		}
 		catch (RuntimeException ex) {
 			return CompletableFuture.failedFuture(ex);
+		}
+		if (failFast && isDisconnected()) {
+			return CompletableFuture.failedFuture(disconnected());
 		}
 		ScriptCall<T> call = new ScriptCall<>();
 		RedisFuture<T> first = commands.evalsha(script.sha1(), script.output(), keyBytes, argBytes);
@@ -170,7 +214,11 @@ public final class RedisScripts implements AutoCloseable {
 			return CompletableFuture.failedFuture(new IllegalStateException("Waiting for replicas is not supported on a cluster"));
 		}
 		try {
-			return commands().waitForReplication(replicas, timeoutMillis).toCompletableFuture();
+			RedisClusterAsyncCommands<byte[], byte[]> commands = commands();
+			if (isDisconnected()) {
+				return CompletableFuture.failedFuture(disconnected());
+			}
+			return commands.waitForReplication(replicas, timeoutMillis).toCompletableFuture();
 		}
 		catch (RuntimeException ex) {
 			return CompletableFuture.failedFuture(ex);
