@@ -467,7 +467,7 @@ class QueueProtocolRandomTests {
 			// only a dead task is discarded; any other stays where it is (the invariants check it)
 			String any = this.submitted.get(random.nextInt(this.submitted.size()));
 			boolean wasDead = dead.contains(any);
-			assertThat(get(this.scripts.discard(this.keys, any))).as("discard " + any).isEqualTo(wasDead ? 1 : 0);
+			assertThat(get(this.scripts.discard(this.keys, any, "d-" + (++this.owners), Duration.ofMinutes(5)))).as("discard " + any).isEqualTo(wasDead ? 1 : 0);
 			if (wasDead) {
 				this.discarded.add(any);
 			}
@@ -477,7 +477,7 @@ class QueueProtocolRandomTests {
 			return "no dead task to redrive";
 		}
 		String redrive = dead.get(random.nextInt(dead.size()));
-		assertThat(get(this.scripts.redrive(this.keys, redrive))).isEqualTo(1);
+		assertThat(get(this.scripts.redrive(this.keys, redrive, "r-" + (++this.owners), Duration.ofMinutes(5)))).isEqualTo(1);
 		this.redriven.add(redrive);
 		// its earlier ends are forgotten: a task redriven again and again does not grow
 		this.ends.stream().filter((end) -> end.id().equals(redrive)).forEach(this.forgotten::add);
