@@ -20,6 +20,9 @@ final class LeaseRenewals {
 
 	private static final Logger logger = LoggerFactory.getLogger(LeaseRenewals.class);
 
+	/** Redis's lease records end on a millisecond of its clock (see {@link #believedLeaseNanos}). */
+	static final long REDIS_CLOCK_GRAIN_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+
 	private final Map<String, RunningTask> running = new ConcurrentHashMap<>();
 
 	private final QueueKeys keys;
@@ -37,10 +40,12 @@ final class LeaseRenewals {
 		this.commandTimeout = commandTimeout;
 	}
 
-	/** A task {@code owner}'s take started, whose take was sent at {@code sentNanos}; run on this thread. */
+	/**
+	 * A task {@code owner}'s take started, whose take was sent at {@code sentNanos}; run on this
+	 * thread. Its lease is believed until {@link #believedLeaseNanos} after that.
+	 */
 	RunningTask started(String owner, QueueScripts.Started task) {
-		RunningTask entry = new RunningTask(task.id(), Thread.currentThread(),
-				task.sentNanos() + this.settings.leaseTime().toNanos());
+		RunningTask entry = new RunningTask(task.id(), Thread.currentThread(), task.sentNanos() + believedLeaseNanos());
 		this.running.put(owner, entry);
 		return entry;
 	}
@@ -55,6 +60,16 @@ final class LeaseRenewals {
 
 	void forEach(BiConsumer<String, RunningTask> action) {
 		this.running.forEach(action);
+	}
+
+	/**
+	 * How long after its take or renewal was sent an attempt believes in its lease: Redis counts the
+	 * lease in whole milliseconds from the millisecond its script ran in, so its record may end up to
+	 * {@link #REDIS_CLOCK_GRAIN_NANOS} before the sending moment plus the lease, and another attempt
+	 * may start then; this instance believes in it that much less, as the locks do.
+	 */
+	private long believedLeaseNanos() {
+		return this.settings.leaseTime().toNanos() - REDIS_CLOCK_GRAIN_NANOS;
 	}
 
 	/** Renews the running tasks' leases; scheduled, so it never throws. */
@@ -76,7 +91,7 @@ final class LeaseRenewals {
 		Map<String, String> owners = new LinkedHashMap<>();
 		this.running.forEach((owner, entry) -> owners.merge(entry.taskId(), owner, LeaseRenewals::newerOwner));
 		long sent = System.nanoTime();
-		long renewedUntil = sent + this.settings.leaseTime().toNanos();
+		long renewedUntil = sent + believedLeaseNanos();
 		this.scripts.renew(this.keys, owners, this.settings.leaseTime())
 			.orTimeout(this.commandTimeout.toMillis(), TimeUnit.MILLISECONDS)
 			.whenComplete((lost, error) -> {

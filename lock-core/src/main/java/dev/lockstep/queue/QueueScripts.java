@@ -158,13 +158,20 @@ final class QueueScripts extends FeatureScripts {
 				Integer.toString(maxAttempts)));
 	}
 
-	CompletableFuture<Long> redrive(QueueKeys keys, String id) {
-		return run("queue-redrive.lua", keys.forScripts(), List.of(id, keys.channel()));
+	/**
+	 * Redrives a dead task: 1, or 0 when it was not dead. The same call ({@code callId}) sent again
+	 * within {@code keep} answers as the first and does nothing, even if the task died again since.
+	 */
+	CompletableFuture<Long> redrive(QueueKeys keys, String id, String callId, Duration keep) {
+		return run("queue-redrive.lua", keys.forScripts(), List.of(id, keys.channel(), callId, Long.toString(keep.toMillis())));
 	}
 
-	/** 1, or 0 when the task was not dead. */
-	CompletableFuture<Long> discard(QueueKeys keys, String id) {
-		return run("queue-discard.lua", keys.forScripts(), List.of(id));
+	/**
+	 * Discards a dead task: 1, or 0 when it was not dead. The same call ({@code callId}) sent again
+	 * within {@code keep} answers as the first.
+	 */
+	CompletableFuture<Long> discard(QueueKeys keys, String id, String callId, Duration keep) {
+		return run("queue-discard.lua", keys.forScripts(), List.of(id, callId, Long.toString(keep.toMillis())));
 	}
 
 	/**

@@ -72,7 +72,12 @@ final class QueueWorkers {
 
 	private final TakeOwners owners;
 
-	private volatile boolean stopping;
+	/**
+	 * The workers' current run: one per {@link #start}, stopped by {@link #refuseNew()}. Each worker
+	 * thread keeps the run it was started for, so a thread that outlived the shutdown (a listener that
+	 * ignored the interrupt) never takes part in a later run: it sees its own run stopped for good.
+	 */
+	private volatile Run run = Run.stopped();
 
 	/** Which takes handle the leases and retries that fell due. */
 	private final DueSweeps sweeps;
@@ -110,27 +115,28 @@ final class QueueWorkers {
 
 	/** Starts the workers; again after {@link #refuseNew()} and {@link #awaitStopped}, when the context starts again. */
 	synchronized void start(ScheduledExecutorService timer) {
-		this.stopping = false;
+		Run run = new Run();
+		this.run = run;
 		this.threads.clear();
 		this.idle.reset(timer);
 		this.owners.newRun(this.settings.maxAttempts());
 		long every = Math.max(1, this.settings.leaseTime().toMillis() / 3);
 		this.renewals = timer.scheduleWithFixedDelay(this.running::renew, every, every, TimeUnit.MILLISECONDS);
 		for (int i = 0; i < this.concurrency; i++) {
-			this.threads.add(DaemonThreads.start("lockstep-queue-" + this.keys.queue() + "-" + (i + 1), this::work));
+			this.threads.add(DaemonThreads.start("lockstep-queue-" + this.keys.queue() + "-" + (i + 1), () -> work(run)));
 		}
 	}
 
-	private void work() {
+	private void work(Run run) {
 		while (true) {
 			try {
-				workUntilStopped();
+				workUntilStopped(run);
 				return;
 			}
 			catch (RuntimeException | Error ex) {
 				// an unexpected failure (a bug, an out-of-memory) must not leave the queue a worker short
 				logger.error("A worker of queue '{}' failed; it goes on", this.keys.queue(), ex);
-				if (this.stopping) {
+				if (run.stopping) {
 					return;
 				}
 				sleep(REDIS_RETRY);
@@ -138,9 +144,9 @@ final class QueueWorkers {
 		}
 	}
 
-	private void workUntilStopped() {
+	private void workUntilStopped(Run run) {
 		QueueScripts.Taken next = null;
-		while (!this.stopping || (next != null && next.task() != null)) {
+		while (!run.stopping || (next != null && next.task() != null)) {
 			QueueScripts.Taken taken = next;
 			next = null;
 			if (taken == null) {
@@ -169,23 +175,23 @@ final class QueueWorkers {
 			}
 			QueueScripts.Started task = taken.task();
 			if (task == null) {
-				if (!this.stopping) {
-					next = this.idle.awaitWork(taken.nextDueMillis(), () -> this.stopping,
+				if (!run.stopping) {
+					next = this.idle.awaitWork(taken.nextDueMillis(), () -> run.stopping,
 							() -> this.owners.wokenTake(this.settings, this.replies));
 				}
 			}
-			else if (this.stopping) {
+			else if (run.stopping) {
 				// it never ran: it goes back as it was, its attempt not counted
 				this.owners.undo(task.owner(), this.instanceId + " stops");
 			}
 			else {
-				next = run(task);
+				next = run(task, run);
 			}
 		}
 	}
 
 	/** Runs the task and ends it; the worker's next task when the finish took one in the same step, else null. */
-	private QueueScripts.@Nullable Taken run(QueueScripts.Started task) {
+	private QueueScripts.@Nullable Taken run(QueueScripts.Started task, Run run) {
 		RunningTask entry = this.running.started(task.owner(), task);
 		long start = System.nanoTime();
 		Throwable thrown = null;
@@ -205,9 +211,9 @@ final class QueueWorkers {
 		Duration ran = Duration.ofNanos(System.nanoTime() - start);
 		try {
 			if (failure == null) {
-				return finish(task, ran);
+				return finish(task, ran, run);
 			}
-			else if (this.stopping && (interrupted || failure instanceof InterruptedException || entry.interruptedToStop())) {
+			else if (run.stopping && (interrupted || failure instanceof InterruptedException || entry.interruptedToStop())) {
 				// also when the listener turned the interrupt into an exception of its own: the stop caused it
 				boolean last = task.attempt() >= this.settings.maxAttempts();
 				end(task, last ? "dead" : "released", ran, () -> this.scripts.release(this.keys, task.id(), task.owner(),
@@ -239,8 +245,8 @@ final class QueueWorkers {
 	 * Finishes the task and takes the worker's next one in the same round trip; if Redis fails, the
 	 * finish alone is sent again as {@link #end} does.
 	 */
-	private QueueScripts.@Nullable Taken finish(QueueScripts.Started task, Duration ran) {
-		String nextOwner = this.stopping ? null : this.owners.next();
+	private QueueScripts.@Nullable Taken finish(QueueScripts.Started task, Duration ran, Run run) {
+		String nextOwner = run.stopping ? null : this.owners.next();
 		try {
 			QueueScripts.Finished finished = this.replies.get(this.scripts.finishAndTake(this.keys, task.id(), task.owner(),
 					this.settings.deduplicationWindow(), nextOwner, this.settings, nextOwner != null && this.sweeps.due()));
@@ -321,7 +327,7 @@ final class QueueWorkers {
 
 	/** From now on no task is taken; idle workers wake and end. */
 	void refuseNew() {
-		this.stopping = true;
+		this.run.stopping = true;
 		this.idle.wakeAll();
 	}
 
@@ -395,6 +401,20 @@ final class QueueWorkers {
 	static String message(Throwable error) {
 		Throwable cause = (error instanceof ExecutionException && error.getCause() != null) ? error.getCause() : error;
 		return (cause instanceof TimeoutException) ? "no reply in time" : String.valueOf(cause.getMessage());
+	}
+
+	/** One run of the workers, from a {@link #start} to the next {@link #refuseNew()}. */
+	private static final class Run {
+
+		private volatile boolean stopping;
+
+		/** Before the first start: nothing runs. */
+		static Run stopped() {
+			Run run = new Run();
+			run.stopping = true;
+			return run;
+		}
+
 	}
 
 }

@@ -57,7 +57,7 @@ public class RedisSerialQueue implements SerialQueue, SerialQueueRegistry, Smart
 
 	private final QueueScripts scripts;
 
-	/** Ids of pauses and resumes, so that one Lettuce sends again after a reconnect does not act twice. */
+	/** Ids of pauses, resumes, redrives and discards, so that one Lettuce sends again after a reconnect does not act twice. */
 	private final CallIds callIds = new CallIds();
 
 	private final JsonMapper jsonMapper;
@@ -280,13 +280,13 @@ public class RedisSerialQueue implements SerialQueue, SerialQueueRegistry, Smart
 	@Override
 	public boolean redrive(String queue, String taskId) {
 		Assert.hasText(taskId, "Task id must not be blank");
-		return await(this.scripts.redrive(keys(queue), taskId), "redriving task '" + taskId + "' of queue '" + queue + "'") == 1L;
+		return await(this.scripts.redrive(keys(queue), taskId, this.callIds.next(), callKept()), "redriving task '" + taskId + "' of queue '" + queue + "'") == 1L;
 	}
 
 	@Override
 	public boolean discard(String queue, String taskId) {
 		Assert.hasText(taskId, "Task id must not be blank");
-		return await(this.scripts.discard(keys(queue), taskId), "discarding task '" + taskId + "' of queue '" + queue + "'") == 1L;
+		return await(this.scripts.discard(keys(queue), taskId, this.callIds.next(), callKept()), "discarding task '" + taskId + "' of queue '" + queue + "'") == 1L;
 	}
 
 	@Override
@@ -304,9 +304,14 @@ public class RedisSerialQueue implements SerialQueue, SerialQueueRegistry, Smart
 		QueueKeys keys = keys(queue);
 		NewTasks.checkGroupToPauseOrResume(pause ? "pause" : "resume", queue, group);
 		String callId = this.callIds.next();
-		Duration keep = this.commandTimeout.multipliedBy(2);
+		Duration keep = callKept();
 		return await(pause ? this.scripts.pause(keys, group, callId, keep) : this.scripts.resume(keys, group, callId, keep),
 				(pause ? "pausing " : "resuming ") + what(queue, group)) == 1L;
+	}
+
+	/** How long a call's answer is kept for Lettuce to send it again after a reconnect: twice the command timeout. */
+	private Duration callKept() {
+		return this.commandTimeout.multipliedBy(2);
 	}
 
 	@Override

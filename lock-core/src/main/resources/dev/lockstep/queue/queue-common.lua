@@ -86,9 +86,11 @@ local function make_ready(group, channel, front, pauses)
   return waiting
 end
 
--- A pause or resume sent again by Lettuce after a reconnect (its reply lost) must not act again:
--- by then another operator may have undone what the first did. Each carries an id, and its answer
--- is kept under :call:<id> for as long as it may be sent again.
+-- A pause, resume, redrive or discard sent again by Lettuce after a reconnect (its reply lost) must
+-- not act again and must answer what the first did: by then another operator may have undone what
+-- the first did, or the redriven task died again (a second redrive would run it twice), and a
+-- redrive or discard that worked would answer "not dead". Each carries an id, and its answer is
+-- kept under :call:<id> for as long as it may be sent again.
 -- Returns what `act` answers, run once per call `id`: its answer is kept for `keep_ms`, and the
 -- call sent again answers with it and does nothing.
 local function once_per_call(id, keep_ms, act)

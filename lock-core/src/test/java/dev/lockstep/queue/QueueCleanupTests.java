@@ -66,7 +66,7 @@ class QueueCleanupTests {
 		assertThat(scripts.fail(keys, "retried", "w:r:2", "boom", 3, Duration.ofHours(1)).get(10, TimeUnit.SECONDS)).isEqualTo(1);
 		assertThat(scripts.take(keys, "w:r:3", 3, lease).get(10, TimeUnit.SECONDS).task()).isNull();
 
-		assertThat(scripts.redrive(keys, "dead-one").get(10, TimeUnit.SECONDS)).isEqualTo(1);
+		assertThat(scripts.redrive(keys, "dead-one", "call-1", Duration.ofMinutes(1)).get(10, TimeUnit.SECONDS)).isEqualTo(1);
 		QueueScripts.Taken redriven = scripts.take(keys, "w:r:4", 3, lease).get(10, TimeUnit.SECONDS);
 		assertThat(redriven.task()).as("the redriven task runs at once").isNotNull();
 		assertThat(redriven.task().id()).isEqualTo("dead-one");

@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
@@ -546,6 +547,57 @@ class SerialQueueTests {
 				(q) -> q.setDefaults(new QueueSettings(Duration.ofSeconds(5), 1, Duration.ofMillis(100), Duration.ofMinutes(1))));
 		await().atMost(WAIT).until(() -> runs.size() == 1 && a.stats(QUEUE).queued() == 0);
 		assertThat(runs).as("the group goes on; the dead task does not run again").containsExactly("1#1");
+	}
+
+	/**
+	 * A worker thread whose listener ignored the interrupt outlives the stop; when its listener
+	 * returns after the queue started again, that thread ends rather than working beside the new
+	 * run's: never more than {@code concurrency} tasks run at once.
+	 */
+	@Test
+	void aQueueStartedAgainAfterAStopWhoseStuckListenerOutlivedItRunsAtMostConcurrencyTasksAtOnce() throws Exception {
+		CountDownLatch stuckStarted = new CountDownLatch(1);
+		CountDownLatch unstick = new CountDownLatch(1);
+		AtomicInteger running = new AtomicInteger();
+		AtomicInteger mostAtOnce = new AtomicInteger();
+		Set<Thread> threadsAfterRestart = ConcurrentHashMap.newKeySet();
+		List<String> runs = new CopyOnWriteArrayList<>();
+		RedisSerialQueue a = instance("a", 1, items((task, item) -> {
+			if (item.group().equals("stuck") && task.attempt() == 1) {
+				stuckStarted.countDown();
+				// a listener that swallows the interrupt and goes on waiting
+				while (true) {
+					try {
+						if (unstick.await(60, TimeUnit.SECONDS)) {
+							return;
+						}
+					}
+					catch (InterruptedException ex) {
+						// ignored, as some listeners do
+					}
+				}
+			}
+			mostAtOnce.accumulateAndGet(running.incrementAndGet(), Math::max);
+			threadsAfterRestart.add(Thread.currentThread());
+			try {
+				Thread.sleep(30);
+			}
+			finally {
+				running.decrementAndGet();
+				runs.add(item.group());
+			}
+		}), (q) -> q.setShutdownTimeout(Duration.ofMillis(300)));
+		a.submit(QUEUE, "stuck", new Item("stuck", 0, 0));
+		assertThat(stuckStarted.await(30, TimeUnit.SECONDS)).isTrue();
+		a.stop();
+		a.start();
+		for (int i = 0; i < 10; i++) {
+			a.submit(QUEUE, "g" + i, new Item("g" + i, 0, 0));
+		}
+		unstick.countDown();
+		await().atMost(WAIT).until(() -> runs.size() == 11);
+		assertThat(mostAtOnce).as("tasks running at once with concurrency 1").hasValue(1);
+		assertThat(threadsAfterRestart).as("worker threads that ran tasks after the restart").hasSize(1);
 	}
 
 	@Test
