@@ -474,7 +474,14 @@ class PermitProtocolPropertyTests {
 						this.queuedAs = ++Simulation.this.enqueued;
 						return;
 					}
-					assertThat(replayed).as("replayed acquire").isEqualTo(token);
+					if (token == 0 && replayed > 0) {
+						// a lease ran out between the two (a slow step: a loaded machine) and the single
+						// attempt sent again found a permit free: the client hears that reply, and holds
+						token = replayed;
+					}
+					else {
+						assertThat(replayed).as("replayed acquire").isEqualTo(token);
+					}
 				}
 				if (token > 0) {
 					Simulation.this.directTokens.add(token);
