@@ -69,11 +69,20 @@ import static org.assertj.core.api.Assertions.assertThat;
  * between; an instance's clock jumps (a skew appearing mid-run, ahead or behind). Shrinking
  * finds the shortest chain that still fails.
  *
+ * <p>Redis's clock is the simulation's: a claim gives the script a latest start (the slot's window,
+ * {@link SlotWindow}) that Redis's clock has passed exactly when the simulated time has passed the
+ * window, and takeovers and waits stop trying past it, as {@link JobRunner}'s do. The simulation
+ * runs far ahead of Redis's clock, so the cutoff of a loss ({@code lost}: the later of the slot
+ * and Redis's time, plus three tolerances) is set by the slot.
+ *
  * <p>Invariant 1: no slot runs twice and no two runs overlap (unless Redis lost the guard of the run
- * in progress). Invariant 2: no slot is lost while an instance that can run it lives: every slot
+ * in progress), but for the documented limit: a slot that ran before Redis lost its data may run
+ * again on an instance that joined after the loss before any instance noticed it (such an instance
+ * cannot tell new records from lost ones; counted, and shown in the run's course). Invariant 2: no slot is lost while an instance that can run it lives: every slot
  * whose first firer lives through it runs once, whatever the clocks and the pauses, unless its
  * chosen instance gave it up because an earlier slot's run held the guard a whole period on (the
- * documented skip of a job longer than its period) or Redis lost its data around it. Invariant
+ * documented skip of a job longer than its period), a takeover or a wait found the guard held for
+ * the slot's whole window, or Redis lost its data around it. Invariant
  * 3: such a slot whose chosen instance lives through it, when both clocks are within the tolerance,
  * neither instance was stopped and no claim found the guard held, runs on that instance, on time,
  * not through a takeover. The long seeded run ({@code -Dlockstep.jobprotocol.seed=...},
@@ -333,6 +342,9 @@ class JobProtocolProperties {
 
 		/** Whether Redis lost its data and no claim has noticed yet. */
 		private boolean lossUnnoticed;
+
+		/** Slots given up past their window: a takeover or a wait that found the guard held until then, or a late firing refused. */
+		private final Set<Integer> pastWindow = new HashSet<>();
 
 		/** The elections Redis held when it lost its data. */
 		private final Map<Long, String> lostElections = new HashMap<>();
@@ -690,7 +702,8 @@ class JobProtocolProperties {
 		}
 
 		private void awaitGuard(Instance instance, int slot, long firedAt) throws Exception {
-			if (!instance.alive(this.now) || deferred(instance, () -> awaitGuard(instance, slot, firedAt))) {
+			if (!instance.alive(this.now) || deferred(instance, () -> awaitGuard(instance, slot, firedAt))
+					|| pastWindow(slot, firedAt)) {
 				return;
 			}
 			String owner = owner(instance);
@@ -706,7 +719,8 @@ class JobProtocolProperties {
 		}
 
 		private void takeOver(Instance instance, int slot, long firedAt) throws Exception {
-			if (!instance.alive(this.now) || deferred(instance, () -> takeOver(instance, slot, firedAt))) {
+			if (!instance.alive(this.now) || deferred(instance, () -> takeOver(instance, slot, firedAt))
+					|| pastWindow(slot, firedAt)) {
 				return;
 			}
 			String owner = owner(instance);
@@ -718,6 +732,23 @@ class JobProtocolProperties {
 			else if (outcome == 3) {
 				schedule(this.now + PERIOD / 4, () -> takeOver(instance, slot, firedAt));
 			}
+		}
+
+		/** The slot's window, in simulated time (see {@link SlotWindow}). */
+		private long window() {
+			return 2 * this.tolerance + PERIOD;
+		}
+
+		/**
+		 * Whether a takeover or a wait of {@code slot}, fired at {@code firedAt}, has gone on past the
+		 * slot's window: JobRunner stops trying then (counted from when the slot is due, if it fired early).
+		 */
+		private boolean pastWindow(int slot, long firedAt) {
+			if (this.now - Math.max(0, slot * PERIOD - firedAt) - firedAt > window()) {
+				this.pastWindow.add(slot);
+				return true;
+			}
+			return false;
 		}
 
 		private void start(Instance instance, String owner, int slot, boolean takeover) throws Exception {
@@ -837,8 +868,16 @@ class JobProtocolProperties {
 
 		private List<Object> send(Instance instance, String owner, @Nullable Long slot, JobScripts.Mode mode,
 				@Nullable String holder) throws Exception {
+			// Redis's clock is the simulation's: a claim gives the script a latest start that its clock has
+			// passed exactly when the simulated time has passed the slot's window
+			Long latest = null;
+			if (slot != null) {
+				long index = (slot - this.baseSlot) / SLOT_STEP;
+				latest = (this.now <= index * PERIOD + window()) ? Long.MAX_VALUE / 4 : 0L;
+			}
 			List<Object> reply = this.scripts
-				.claim(this.keys, instance.id, owner, 600_000, slot, mode, holder, 3_600_000, 600_000)
+				.claim(this.keys, instance.id, owner, 600_000, slot, mode, holder, 3_600_000, 600_000, latest,
+						this.tolerance, true)
 				.get();
 			List<Object> decoded = new ArrayList<>();
 			for (Object part : reply) {
@@ -848,6 +887,9 @@ class JobProtocolProperties {
 				String reason = decoded.get(1).toString();
 				if (reason.startsWith("Redis lost")) {
 					this.lossUnnoticed = false;
+				}
+				else if (reason.startsWith("slot is past the window")) {
+					this.pastWindow.add((int) ((slot - this.baseSlot) / SLOT_STEP));
 				}
 			}
 			return decoded;
@@ -897,6 +939,11 @@ class JobProtocolProperties {
 				if (lostBetween(slot * PERIOD - 4 * this.tolerance - 2 * PERIOD, end)) {
 					// an outage costs firings: those that may have run before it are never run after it
 					excluded.merge("Redis lost its data around it", 1, Integer::sum);
+					continue;
+				}
+				if (this.pastWindow.contains(slot) && runners.isEmpty()) {
+					// a takeover or a wait that found the guard held for the whole window, or a firing that late
+					excluded.merge("past its window", 1, Integer::sum);
 					continue;
 				}
 				if (this.givenUp.contains(slot)) {

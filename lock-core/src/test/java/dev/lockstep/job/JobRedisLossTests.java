@@ -131,7 +131,8 @@ class JobRedisLossTests {
 
 	private static List<Object> claim(JobScripts scripts, JobKeys keys, String instance, String owner, long slot,
 			JobScripts.Mode mode) throws Exception {
-		return scripts.claim(keys, instance, owner, 60_000, slot, mode, null, 15_000, 300_000).get();
+		return scripts.claim(keys, instance, owner, 60_000, slot, mode, null, 15_000, 300_000, slot + WINDOW, SKEW, true)
+			.get();
 	}
 
 	private RedisJobGuard guard(String instance, LockListener listener) {
