@@ -14,9 +14,10 @@
 -- slot ran. So a slot past its window (ARGV[9], by this server's clock) never starts, whatever the
 -- records say; a takeover, a wait or a give-up (which follow a first claim that elected the slot)
 -- that finds no election never starts it either; and an instance that announced itself before and
--- finds its membership gone takes it as the records lost: it records in 'lost' the slot up to
--- which none runs (the later of the slot and now, plus three skew tolerances: what a clock within
--- the tolerance may have run before the loss, as seen by a clock up to two tolerances off).
+-- finds its membership gone takes it as the records lost: the first to notice records in 'lost'
+-- the slot up to which none runs (the later of the slot and now, plus three skew tolerances: what
+-- a clock within the tolerance may have run before the loss, as seen by a clock up to two
+-- tolerances off).
 -- KEYS[1] guard (lock value '<instance>:<sequence>:<token>' with a PX lease; the token is the
 --   server time in microseconds when the run started), KEYS[2] state hash (the last skip, and
 --   'run.owner' / 'run.slot': the owner id and slot of the latest run claimed for a slot, so that a
@@ -171,10 +172,14 @@ if slot ~= '' and first and not chosen then
   end
   if ARGV[11] == '1' and not seen[instance] then
     -- this instance was a member and is not: Redis lost the records (or pruned an instance stopped for
-    -- ten liveness windows); its membership is recorded again, so that it notices this once
-    local tolerance = tonumber(ARGV[10])
-    lost = math.max(lost or 0, math.max(tonumber(slot), now) + 3 * tolerance)
-    redis.call('HSET', KEYS[4], 'lost', lost, 'seen:' .. instance, now)
+    -- ten liveness windows); its membership is recorded again, so that it notices this once. The
+    -- first to notice a loss sets 'lost' (a loss takes 'lost' with it): the others, noticing later,
+    -- would set it later than the slots that may have run before the loss
+    if not lost then
+      lost = math.max(tonumber(slot), now) + 3 * tonumber(ARGV[10])
+      redis.call('HSET', KEYS[4], 'lost', lost)
+    end
+    redis.call('HSET', KEYS[4], 'seen:' .. instance, now)
   end
   if lost and tonumber(slot) <= lost then
     return lost_before(lost)

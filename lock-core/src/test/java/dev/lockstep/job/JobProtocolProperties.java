@@ -12,6 +12,7 @@ import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
 
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
@@ -78,7 +79,10 @@ import static org.assertj.core.api.Assertions.assertThat;
  * <p>Invariant 1: no slot runs twice and no two runs overlap (unless Redis lost the guard of the run
  * in progress), but for the documented limit: a slot that ran before Redis lost its data may run
  * again on an instance that joined after the loss before any instance noticed it (such an instance
- * cannot tell new records from lost ones; counted, and shown in the run's course). Invariant 2: no slot is lost while an instance that can run it lives: every slot
+ * cannot tell new records from lost ones), or while a clock is off by more than the tolerance or
+ * has jumped (the slots a loss keeps from running are those a clock within the tolerance may have
+ * run, as seen by the first instance to notice it); both counted, and shown in the run's course.
+ * Invariant 2: no slot is lost while an instance that can run it lives: every slot
  * whose first firer lives through it runs once, whatever the clocks and the pauses, unless its
  * chosen instance gave it up because an earlier slot's run held the guard a whole period on (the
  * documented skip of a job longer than its period), a takeover or a wait found the guard held for
@@ -340,6 +344,9 @@ class JobProtocolProperties {
 		/** Slots run again by an instance that joined after Redis lost its data, before any instance noticed (the documented limit). */
 		private final Set<Integer> rerunsByBlindInstances = new HashSet<>();
 
+		/** Slots run again after Redis lost its data while a clock was off by more than the tolerance (the documented limit). */
+		private final Set<Integer> rerunsWithClocksOff = new HashSet<>();
+
 		/** Whether Redis lost its data and no claim has noticed yet. */
 		private boolean lossUnnoticed;
 
@@ -455,6 +462,7 @@ class JobProtocolProperties {
 			elections().forEach(this.lostElections::putIfAbsent);
 			if (restart) {
 				server.restart();
+				awaitRedis();
 			}
 			else {
 				server.call("FLUSHALL");
@@ -466,6 +474,23 @@ class JobProtocolProperties {
 			// a slot elected before the loss may be elected again after it (it then never runs twice)
 			this.prunedElections.forEach(this.lostElections::putIfAbsent);
 			this.prunedElections.clear();
+		}
+
+		/** Until the connection is back after a restart (a command sent before Lettuce saw the old one close fails). */
+		private void awaitRedis() {
+			long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+			while (true) {
+				try {
+					template.execute((RedisCallback<String>) (connection) -> connection.ping());
+					return;
+				}
+				catch (RuntimeException ex) {
+					if (System.nanoTime() - until > 0) {
+						throw ex;
+					}
+					java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20));
+				}
+			}
 		}
 
 		void replayNextClaim(boolean acrossLoss) {
@@ -757,10 +782,16 @@ class JobProtocolProperties {
 				.as("runs in progress when %s started slot %d at %d", owner, slot, this.now).isEmpty();
 			if (slot != NO_SLOT) {
 				List<String> before = this.ranBy.computeIfAbsent(slot, (s) -> new ArrayList<>());
-				if (!before.isEmpty() && instance.blind && lostSince(this.started.get(this.firstRunOf.get(slot)))) {
+				boolean lostSinceFirstRun = !before.isEmpty() && lostSince(this.started.get(this.firstRunOf.get(slot)));
+				if (lostSinceFirstRun && instance.blind) {
 					// the documented limit: an instance that joined after Redis lost its data, before any
 					// instance noticed the loss, does not know the records it finds are new
 					this.rerunsByBlindInstances.add(slot);
+				}
+				else if (lostSinceFirstRun && clocksOff()) {
+					// the documented limit: the slots a loss keeps from running are those a clock within the
+					// tolerance may have run before it, as seen by the first instance to notice the loss
+					this.rerunsWithClocksOff.add(slot);
 				}
 				else {
 					before.add(instance.id + (takeover ? "*" : ""));
@@ -988,10 +1019,12 @@ class JobProtocolProperties {
 			String checked = String.format("tolerance %d, clocks %s, %d slots checked against their chosen instance, "
 					+ "%d ran after waiting for the guard, excluded %s, claims of pruned slots refused %d, finishes sent "
 					+ "again %d, claims sent again %d, pauses %d, runs without a slot %d, Redis lost its data %d times, "
-					+ "slots run again by an instance that joined before the loss was noticed %s", this.tolerance,
+					+ "slots run again by an instance that joined before the loss was noticed %s, with a clock off %s",
+					this.tolerance,
 					this.halfPeriodApart ? "half a period apart" : "apart up to 0.8 of it", ranOnChosen, waitedAndRan, excluded,
 					this.prunedAway, this.finishesReplayed, this.claimsReplayed, this.pauses, this.runsWithoutSlot,
-					this.losses.size(), new TreeSet<>(this.rerunsByBlindInstances));
+					this.losses.size(), new TreeSet<>(this.rerunsByBlindInstances),
+					new TreeSet<>(this.rerunsWithClocksOff));
 			if (coverage) {
 				System.out.println("job protocol run: " + checked);
 			}
@@ -1001,6 +1034,12 @@ class JobProtocolProperties {
 		/** Whether the instance's clock was within the tolerance (0.4 of it) until {@code end}. */
 		private boolean withinTolerance(Instance instance, long end) {
 			return instance.jumpedAt > end && Math.abs(instance.joinedSkew) * 10 <= this.tolerance * 4;
+		}
+
+		/** Whether a live instance's clock is off by more than the tolerance, or has jumped. */
+		private boolean clocksOff() {
+			return this.instances.stream().anyMatch((i) -> i.alive(this.now)
+					&& (i.jumpedAt <= this.now || Math.abs(i.joinedSkew) > this.tolerance));
 		}
 
 		/** Whether Redis lost its data at or after {@code time}. */
