@@ -8,7 +8,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
+import java.util.function.Predicate;
 
+import io.lettuce.core.RedisConnectionException;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -32,6 +34,11 @@ final class FiringClaims {
 
 	private final LongSupplier horizonMillis;
 
+	private final SlotWindow window;
+
+	/** Whether this instance's membership of a job was recorded (job-member.lua answered), by job name. */
+	private final Predicate<String> member;
+
 	private final AtomicLong sequence = new AtomicLong();
 
 	/**
@@ -42,10 +49,13 @@ final class FiringClaims {
 	private final String nonce = Long.toString(36L * 36 * 36 * 36 + ThreadLocalRandom.current().nextLong(36L * 36 * 36 * 36), 36)
 		.substring(1);
 
-	FiringClaims(GuardContext context, JobSkips skips, LongSupplier horizonMillis) {
+	FiringClaims(GuardContext context, JobSkips skips, LongSupplier horizonMillis, SlotWindow window,
+			Predicate<String> member) {
 		this.context = context;
 		this.skips = skips;
 		this.horizonMillis = horizonMillis;
+		this.window = window;
+		this.member = member;
 	}
 
 	@Nullable JobClaim claim(GuardedJob job, @Nullable Long slot, JobScripts.Mode mode, @Nullable String holder) {
@@ -53,7 +63,9 @@ final class FiringClaims {
 		String owner = this.context.instanceId() + ":" + this.nonce + Long.toString(this.sequence.incrementAndGet(), 36);
 		CompletableFuture<List<Object>> sent = this.context.scripts().claim(this.context.keys(job),
 				this.context.instanceId(), owner, job.lockAtMostFor().toMillis(), slot, mode, holder,
-				JobRunner.livenessMillis(), this.horizonMillis.getAsLong());
+				JobRunner.livenessMillis(), this.horizonMillis.getAsLong(),
+				(slot != null) ? this.window.latestStart(job, slot) : null, this.window.skewTolerance().toMillis(),
+				this.member.test(job.name()));
 		List<Object> reply = null;
 		String failure = null;
 		String cause = null;
@@ -73,8 +85,11 @@ final class FiringClaims {
 		catch (Exception ex) {
 			sent.cancel(false);
 			// not a timeout: name what failed (a connection reset, a script error), not the timeout
-			cause = ((ex instanceof ExecutionException && ex.getCause() != null) ? ex.getCause() : ex).toString();
-			failure = "Redis failed: " + cause;
+			Throwable error = (ex instanceof ExecutionException && ex.getCause() != null) ? ex.getCause() : ex;
+			cause = error.toString();
+			// a connection Lettuce knows is down fails at once (RedisScripts): Redis was not reached
+			failure = (error instanceof RedisConnectionException) ? "Redis could not be reached: "
+					+ error.getMessage() : "Redis failed: " + cause;
 		}
 		if (reply == null) {
 			if (failure != null) {

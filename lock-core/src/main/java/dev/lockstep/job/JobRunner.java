@@ -3,7 +3,9 @@ package dev.lockstep.job;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
@@ -98,6 +100,12 @@ final class JobRunner {
 	/** Claims of firings: owner ids, the claim script, and its undo when the reply is lost. */
 	private final FiringClaims claims;
 
+	/** How long after its slot a firing may still start. */
+	private final SlotWindow window;
+
+	/** The jobs whose membership of this instance Redis has recorded: finding it gone means Redis lost their records. */
+	private final Set<String> members = ConcurrentHashMap.newKeySet();
+
 	JobRunner(JobScripts scripts, String keyPrefix, String instanceId, Duration skewTolerance, Duration commandTimeout,
 			LockListener listener, ObservationRegistry observations, String redis) {
 		this.observations = observations;
@@ -113,7 +121,8 @@ final class JobRunner {
 		this.listener = listener;
 		GuardContext context = new GuardContext(scripts, keyPrefix, instanceId, redis, commandTimeout, listener);
 		this.skips = new JobSkips(context);
-		this.claims = new FiringClaims(context, this.skips, this::horizonMillis);
+		this.window = new SlotWindow(skewTolerance);
+		this.claims = new FiringClaims(context, this.skips, this::horizonMillis, this.window, this.members::contains);
 		this.guards = new RunGuards(context, this.timer, this.firings);
 	}
 
@@ -127,10 +136,14 @@ final class JobRunner {
 		this.timer.scheduleWithFixedDelay(() -> {
 			for (GuardedJob job : jobs.get()) {
 				this.skips.recordUnrecorded(job);
-				this.scripts.member(keys(job), this.instanceId, true, RETENTION_MILLIS, livenessMillis(), horizonMillis())
+				this.scripts.member(keys(job), this.instanceId, true, RETENTION_MILLIS, livenessMillis(), horizonMillis(),
+						this.members.contains(job.name()), this.skewTolerance.toMillis())
 					.whenComplete((done, error) -> {
 						if (error != null) {
 							logger.debug("Could not announce instance for job '{}'", job.name(), error);
+						}
+						else {
+							this.members.add(job.name());
 						}
 					});
 			}
@@ -189,7 +202,11 @@ final class JobRunner {
 				// run started late on a lagging clock, or this firing is late after a pause): wait for it
 				logger.debug("Job '{}' waits to run the firing of {}: {}", job.name(), Instant.ofEpochMilli(slot),
 						claim.reason());
-				scheduleWait(job, slot, later, firedNanos, firedNanos + TimeUnit.MILLISECONDS.toNanos(horizonMillis()));
+				// no later than the slot's window (counted from when it is due by Redis's clock, which this
+				// clock may run ahead of); the claim refuses it after that anyway
+				long early = Math.max(0, slot - claim.serverMillis());
+				scheduleWait(job, slot, later, firedNanos,
+						firedNanos + TimeUnit.MILLISECONDS.toNanos(early + this.window.millis(job, slot)));
 				return null;
 			}
 			this.skips.skipped(job, claim.reason());
@@ -197,8 +214,9 @@ final class JobRunner {
 				// skew-tolerance after the slot is due by Redis's clock: a clock that runs ahead fires
 				// first, and its takeover must not run the slot before the chosen instance could
 				long early = (slot != null) ? Math.max(0, slot - claim.serverMillis()) : 0;
+				long window = (slot != null) ? this.window.millis(job, slot) : horizonMillis();
 				scheduleTakeover(job, slot, later, this.skewTolerance.plusMillis(early), 2,
-						System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(early + horizonMillis()));
+						System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(early + window));
 			}
 			return null;
 		}
@@ -285,7 +303,11 @@ final class JobRunner {
 	private void retryLater(GuardedJob job, Long slot, long until, String doing, long delayMillis, Retry retry) {
 		if (System.nanoTime() - until > 0) {
 			logger.warn("Job '{}' gave up {} the firing of {}: the guard stayed held, or Redis unreachable, "
-					+ "past the slot horizon", job.name(), doing, Instant.ofEpochMilli(slot));
+					+ "past the window in which the slot may still run", job.name(), doing, Instant.ofEpochMilli(slot));
+			// recorded in Redis once it answers again (an outage costs firings, and the skip says so)
+			this.skips.skippedUnrecorded(job, slot, "gave up " + doing + ": past the window in which it may still run ("
+					+ DurationText.of(Duration.ofMillis(this.window.millis(job, slot)))
+					+ " after it: twice lockstep.job-guard.skew-tolerance and a period), the guard held or Redis unreachable until then");
 			return;
 		}
 		try {

@@ -30,15 +30,28 @@ final class JobScripts extends FeatureScripts {
 				livenessMillis, horizonMillis);
 	}
 
+	/** A claim with no window for its slot (the horizon alone), by an instance not yet a member. */
+	CompletableFuture<List<Object>> claim(JobKeys keys, String instance, String owner, long leaseMillis,
+			@Nullable Long slot, Mode mode, @Nullable String holder, long livenessMillis, long horizonMillis) {
+		return claim(keys, instance, owner, leaseMillis, slot, mode, holder, livenessMillis, horizonMillis, null, 0, false);
+	}
+
 	/**
 	 * Claims a firing; see job-claim.lua.
 	 * @param holder for {@link Mode#GIVE_UP}: the owner id of the run found holding the guard
+	 * @param latestStart the latest time, on Redis's clock, at which the slot may still start (see
+	 * {@link SlotWindow}), or null for none
+	 * @param skewToleranceMillis lockstep.job-guard.skew-tolerance
+	 * @param member whether this instance's membership of the job was recorded before (finding it
+	 * gone then means Redis lost the job's records)
 	 */
 	CompletableFuture<List<Object>> claim(JobKeys keys, String instance, String owner, long leaseMillis,
-			@Nullable Long slot, Mode mode, @Nullable String holder, long livenessMillis, long horizonMillis) {
+			@Nullable Long slot, Mode mode, @Nullable String holder, long livenessMillis, long horizonMillis,
+			@Nullable Long latestStart, long skewToleranceMillis, boolean member) {
 		return run("job-claim.lua", keys.forClaim(), List.of(instance, owner, Long.toString(leaseMillis),
 				(slot != null) ? slot.toString() : "", mode.argument, Long.toString(livenessMillis),
-				Long.toString(horizonMillis), (holder != null) ? holder : ""));
+				Long.toString(horizonMillis), (holder != null) ? holder : "",
+				(latestStart != null) ? latestStart.toString() : "", Long.toString(skewToleranceMillis), member ? "1" : "0"));
 	}
 
 	/** How a claim is made. */
@@ -98,8 +111,18 @@ final class JobScripts extends FeatureScripts {
 	 */
 	CompletableFuture<Long> member(JobKeys keys, String instance, boolean join, long retentionMillis,
 			long livenessMillis, long horizonMillis) {
+		return member(keys, instance, join, retentionMillis, livenessMillis, horizonMillis, false, 0);
+	}
+
+	/**
+	 * As above, by an instance whose membership was recorded before ({@code member}): finding it gone,
+	 * it records that Redis lost the job's records; see job-member.lua.
+	 */
+	CompletableFuture<Long> member(JobKeys keys, String instance, boolean join, long retentionMillis,
+			long livenessMillis, long horizonMillis, boolean member, long skewToleranceMillis) {
 		return run("job-member.lua", keys.forMembership(), List.of(instance, join ? "join" : "leave",
-				Long.toString(retentionMillis), Long.toString(livenessMillis), Long.toString(horizonMillis)));
+				Long.toString(retentionMillis), Long.toString(livenessMillis), Long.toString(horizonMillis),
+				member ? "1" : "0", Long.toString(skewToleranceMillis)));
 	}
 
 	/**

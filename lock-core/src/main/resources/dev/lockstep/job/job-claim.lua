@@ -10,6 +10,14 @@
 -- Slot records are kept for a horizon of server time, and a slot older than the horizon is never
 -- run, so no clock, however late, can run a slot twice. (The member heartbeat, job-member.lua,
 -- prunes the records older than the horizon and the instances long gone.)
+-- Redis may lose the records (a restart without persistence, FLUSHALL), and then nothing says a
+-- slot ran. So a slot past its window (ARGV[9], by this server's clock) never starts, whatever the
+-- records say; a takeover, a wait or a give-up (which follow a first claim that elected the slot)
+-- that finds no election never starts it either; and an instance that announced itself before and
+-- finds its membership gone takes it as the records lost: the first to notice records in 'lost'
+-- the slot up to which none runs (the later of the slot and now, plus three skew tolerances: what
+-- a clock within the tolerance may have run before the loss, as seen by a clock up to two
+-- tolerances off).
 -- KEYS[1] guard (lock value '<instance>:<sequence>:<token>' with a PX lease; the token is the
 --   server time in microseconds when the run started), KEYS[2] state hash (the last skip, and
 --   'run.owner' / 'run.slot': the owner id and slot of the latest run claimed for a slot, so that a
@@ -20,14 +28,18 @@
 --   its period),
 -- KEYS[4] members hash ('seen:<instance>' last seen ms, 'fired:<instance>' last slot it fired,
 --   'elected:<instance>' last slot it was elected for, 'elected' the latest slot elected,
---   'pruned' the highest slot below which job-member.lua may have pruned slot records)
+--   'pruned' the highest slot below which job-member.lua may have pruned slot records, 'lost' the
+--   highest slot that may have run before Redis lost the job's records)
 -- ARGV[1] instance, ARGV[2] owner id ('<instance>:<sequence>'), ARGV[3] lease ms (lockAtMostFor),
 -- ARGV[4] slot ms ('' when the firing has none), ARGV[5] 'first' (the instance's own firing),
 -- 'takeover' (run an undecided slot: one left to another instance, or the chosen instance trying
 -- again after it found the guard held) or 'give-up' (the chosen instance found the run of an
 -- earlier slot holding the guard a whole period after that slot: run if the guard is free now,
 -- else decide the slot skipped, but only while the run ARGV[8] names still holds the guard),
--- ARGV[6] liveness window ms, ARGV[7] horizon ms, ARGV[8] for 'give-up': the holder's owner id
+-- ARGV[6] liveness window ms, ARGV[7] horizon ms, ARGV[8] for 'give-up': the holder's owner id,
+-- ARGV[9] the latest server time (ms) at which the slot may still start ('' for none: see SlotWindow),
+-- ARGV[10] skew tolerance ms, ARGV[11] '1' when this instance's membership was recorded before
+-- (job-member.lua answered it), so that finding it gone means the records were lost
 -- Returns {1, token, start ms} to run; {0, reason, now ms} to skip; {2, instance, now ms} when the
 -- slot is left to that instance; {3, reason, now ms, holder's slot ('' when unknown), holder's start
 -- ms, holder's owner id} when another run holds the guard and the slot is not decided: the caller
@@ -82,6 +94,12 @@ local function pruned_away()
     .. 'this clock is far behind')
 end
 
+local function lost_before(lost)
+  member_fields = {}
+  return skip(0, 'Redis lost the job\'s records: slots up to ' .. lost .. ' may have run before the loss, and none '
+    .. 'of them runs again')
+end
+
 local chosen, decided
 if slot ~= '' then
   if tonumber(slot) < now - tonumber(ARGV[7]) then
@@ -109,12 +127,20 @@ if slot ~= '' then
     end
     return skip(0, 'slot already ran on ' .. decided)
   end
+  if ARGV[9] ~= '' and now > tonumber(ARGV[9]) then
+    member_fields = {}
+    return skip(0, 'slot is past the window in which it may still run (' .. (tonumber(ARGV[9]) - tonumber(slot))
+      .. ' ms after it by Redis\'s clock: twice lockstep.job-guard.skew-tolerance and a period): it may have run, '
+      .. 'and Redis may have lost the records that say so')
+  end
   if not chosen and not first then
-    -- a takeover of a slot without records: they may have been pruned (a first claim reads this below)
+    -- a takeover of a slot without records: they may have been pruned (a first claim reads this below),
+    -- or lost with Redis's data; the first claim that made this takeover elected the slot
     local pruned = tonumber(redis.call('HGET', KEYS[4], 'pruned'))
     if pruned and tonumber(slot) < pruned then
       return pruned_away()
     end
+    return skip(0, 'the slot\'s records are gone (Redis lost its data): it may have run, so it does not run again')
   end
 end
 
@@ -123,7 +149,7 @@ if slot ~= '' and first and not chosen then
   -- (the first election takes any that fired it)
   local members = redis.call('HGETALL', KEYS[4])
   local seen, fired, elected = {}, {}, {}
-  local latest, pruned
+  local latest, pruned, lost
   for i = 1, #members, 2 do
     local kind, who = string.match(members[i], '^(%a+):(.*)$')
     local value = tonumber(members[i + 1])
@@ -137,10 +163,26 @@ if slot ~= '' and first and not chosen then
       latest = value
     elseif members[i] == 'pruned' then
       pruned = value
+    elseif members[i] == 'lost' then
+      lost = value
     end
   end
   if pruned and tonumber(slot) < pruned then
     return pruned_away()
+  end
+  if ARGV[11] == '1' and not seen[instance] then
+    -- this instance was a member and is not: Redis lost the records (or pruned an instance stopped for
+    -- ten liveness windows); its membership is recorded again, so that it notices this once. The
+    -- first to notice a loss sets 'lost' (a loss takes 'lost' with it): the others, noticing later,
+    -- would set it later than the slots that may have run before the loss
+    if not lost then
+      lost = math.max(tonumber(slot), now) + 3 * tonumber(ARGV[10])
+      redis.call('HSET', KEYS[4], 'lost', lost)
+    end
+    redis.call('HSET', KEYS[4], 'seen:' .. instance, now)
+  end
+  if lost and tonumber(slot) <= lost then
+    return lost_before(lost)
   end
   fired[instance] = tonumber(slot)
   local previous

@@ -431,9 +431,15 @@ class JobGuardTests {
 				.until(() -> registry.history("EveryTwoSeconds.tick").size() >= 2);
 			assertThat(registry.history("EveryTwoSeconds.tick").stream().map(JobRun::scheduledTime)).doesNotHaveDuplicates();
 			assertThat(runs).hasSizeGreaterThan(runsBeforeOutage);
-			// the skip could not be written at the firing; it is once Redis answers again
+			// the skip could not be written at the firing; it is once Redis answers again. This Redis came back
+			// empty, so the slots until three skew tolerances after the loss was noticed are skipped too (any of
+			// them may have run before it): the last skip may be one of those
 			JobSkip skip = registry.lastSkip("EveryTwoSeconds.tick").orElseThrow();
-			assertThat(skip.reason()).contains("Redis could not be reached within lockstep.command-timeout (500ms)");
+			assertThat(skip.reason()).satisfiesAnyOf(
+					// within the command timeout, or at once while Lettuce knows the connection is down
+					(reason) -> assertThat(reason).containsAnyOf("Redis could not be reached within lockstep.command-timeout (500ms)",
+							"Redis could not be reached: the connection is down"),
+					(reason) -> assertThat(reason).startsWith("Redis lost the job's records: slots up to "));
 			assertThat(skip.instance()).isEqualTo("solo");
 			// (Lettuce may take a moment to reconnect after the restart, so a slot after it may be the last skipped)
 			Instant firstRunAfter = registry.history("EveryTwoSeconds.tick").stream().map(JobRun::scheduledTime)
