@@ -49,6 +49,11 @@ public final class LockstepAutoConfiguration {
 		if (!(connectionFactory instanceof LettuceConnectionFactory)) {
 			throw LettuceRequiredException.otherConnectionFactory(connectionFactory);
 		}
+		int replicaAcknowledgements = properties.lock().replicaAcknowledgements();
+		if (replicaAcknowledgements > 0 && ((LettuceConnectionFactory) connectionFactory).isClusterAware()) {
+			// the service refuses it too when it starts, but as a stack trace; this is the operator's report
+			throw UnsupportedSettingException.replicaAcknowledgementsOnACluster(replicaAcknowledgements);
+		}
 		RedisLockService lockService = new RedisLockService(connectionFactory);
 		lockService.setInstanceId(instanceId.value());
 		lockService.setKeyPrefix(properties.keyPrefix());
@@ -56,7 +61,7 @@ public final class LockstepAutoConfiguration {
 		lockService.setHeartbeatInterval(properties.heartbeatInterval());
 		lockService.setCommandTimeout(properties.commandTimeout());
 		lockService.setShutdownTimeout(properties.lock().shutdownTimeout());
-		lockService.setReplicaAcknowledgements(properties.lock().replicaAcknowledgements());
+		lockService.setReplicaAcknowledgements(replicaAcknowledgements);
 		combined(listeners).ifPresent(lockService::setListener);
 		return lockService;
 	}

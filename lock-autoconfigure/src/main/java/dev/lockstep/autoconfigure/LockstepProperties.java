@@ -62,6 +62,9 @@ public record LockstepProperties(@DefaultValue("true") boolean enabled,
 		}
 		DurationRules.positive("lockstep.command-timeout", commandTimeout);
 		DurationRules.atLeast("lockstep.heartbeat-interval", heartbeatInterval, DurationRules.SHORTEST_HEARTBEAT);
+		// checked here, not when the lock service starts, so that it stops startup as the other settings do
+		DurationRules.heartbeatUnderAThirdOfLease("lockstep.heartbeat-interval", heartbeatInterval,
+				"lockstep.lock.lease-time", lock.leaseTime());
 	}
 
 	/**

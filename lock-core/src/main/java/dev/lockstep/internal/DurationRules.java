@@ -75,6 +75,21 @@ public final class DurationRules {
 		return value;
 	}
 
+	/**
+	 * A heartbeat short enough for the watchdog, which renews a lease every third of it, on a
+	 * heartbeat: the message names both settings, their values and what to set instead.
+	 * @throws IllegalArgumentException when {@code heartbeat} is a third of {@code lease} or more
+	 */
+	public static void heartbeatUnderAThirdOfLease(String heartbeatName, Duration heartbeat, String leaseName,
+			Duration lease) {
+		if (heartbeat.multipliedBy(3).compareTo(lease) >= 0) {
+			throw new IllegalArgumentException(heartbeatName + " (" + DurationText.of(heartbeat) + ") must be under a "
+					+ "third of " + leaseName + " (" + DurationText.of(lease) + "): the watchdog renews a lease every "
+					+ "third of it, on a heartbeat; set " + heartbeatName + " below " + DurationText.of(lease.dividedBy(3))
+					+ " or " + leaseName + " above " + DurationText.of(heartbeat.multipliedBy(3)));
+		}
+	}
+
 	private static String text(Duration value) {
 		return (value != null) ? DurationText.of(value) : "null";
 	}

@@ -23,7 +23,6 @@ import dev.lockstep.LockSnapshot;
 import dev.lockstep.LockStateRegistry;
 import dev.lockstep.LockUnavailableException;
 import dev.lockstep.internal.DurationRules;
-import dev.lockstep.internal.DurationText;
 import dev.lockstep.internal.IsolatedListener;
 import dev.lockstep.internal.LifecyclePhases;
 import dev.lockstep.internal.NamingRules;
@@ -199,11 +198,13 @@ public final class RedisLockService implements LockService, LockStateRegistry, I
 	@Override
 	public synchronized void start() {
 		if (this.engine == null) {
-			if (this.heartbeatInterval.multipliedBy(3).compareTo(this.leaseTime) >= 0) {
-				throw new IllegalStateException("The heartbeat interval (lockstep.heartbeat-interval, "
-						+ DurationText.of(this.heartbeatInterval) + ") must be under a third of the lease time "
-						+ "(lockstep.lock.lease-time, " + DurationText.of(this.leaseTime) + "): the watchdog renews "
-						+ "a lease every third of it, on a heartbeat");
+			try {
+				DurationRules.heartbeatUnderAThirdOfLease("lockstep.heartbeat-interval",
+						this.heartbeatInterval, "lockstep.lock.lease-time", this.leaseTime);
+			}
+			catch (IllegalArgumentException ex) {
+				// Boot's properties refuse this at binding; a service built by hand meets it here
+				throw new IllegalStateException(ex.getMessage(), ex);
 			}
 			if (this.replicaAcknowledgements > 0 && this.connectionFactory instanceof LettuceConnectionFactory lettuce
 					&& lettuce.isClusterAware()) {

@@ -28,8 +28,8 @@ import dev.lockstep.StaleLockException;
  * group's turn did not come in time); nothing was done, so the client may retry;</li>
  * <li>{@link LockUnavailableException}, {@link SerialQueueException}: 503 Service Unavailable
  * with {@code Retry-After}, Redis cannot be reached and Lockstep fails closed;</li>
- * <li>{@link LockKeyException}: 500, the method's key expression failed for these arguments (a
- * programming error: the method and expression are logged).</li>
+ * <li>{@link LockKeyException}: 400 Bad Request, the method's key expression failed for these
+ * arguments or gave no key (the caller's input; the method and expression are logged).</li>
  * </ul>
  */
 @RestControllerAdvice
@@ -64,11 +64,17 @@ public class LockstepProblemDetails {
 					"The service cannot reach the store it coordinates through; nothing was done. Try again shortly."));
 	}
 
+	/**
+	 * 400, not 500: the expression was checked at startup, so what fails here is these arguments (a
+	 * value missing, null on the way, a key over 1024 bytes), the caller's input; a 5xx would invite
+	 * the client to send it again. Logged with the method and expression, for the rare expression
+	 * that fails whatever it is given.
+	 */
 	@ExceptionHandler
 	ResponseEntity<ProblemDetail> badKey(LockKeyException ex) {
-		logger.error("Answered 500: {}", ex.getMessage(), ex);
-		return answer(HttpStatus.INTERNAL_SERVER_ERROR, "Internal error",
-				"The request could not be handled; the service's log says why.");
+		logger.warn("Answered 400: {}", ex.getMessage(), ex);
+		return answer(HttpStatus.BAD_REQUEST, "No usable lock key",
+				"The request does not give the value this operation is locked on; nothing was done.");
 	}
 
 	private static ResponseEntity<ProblemDetail> answer(HttpStatus status, String title, String detail) {

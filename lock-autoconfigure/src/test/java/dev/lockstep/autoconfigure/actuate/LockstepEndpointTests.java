@@ -276,6 +276,24 @@ class LockstepEndpointTests {
 		assertThat(this.context.getBeansOfType(LockService.class)).hasSize(1);
 	}
 
+	/** What the README and the sample's README say: a fresh application hides the contributor's path. */
+	@Test
+	void theContributorsPathAnswers404UntilShowComponentsOrShowDetailsIsSet() throws Exception {
+		start(TestRedis.standalone().host(), TestRedis.standalone().port(),
+				"management.endpoints.web.exposure.include=health");
+		assertThat(get("/actuator/health").status()).as("the health endpoint itself").isEqualTo(200);
+		assertThat(get("/actuator/health/lockstep").status()).as("fresh application").isEqualTo(404);
+		for (String shown : new String[] { "management.endpoint.health.show-components=always",
+				"management.endpoint.health.show-details=always" }) {
+			this.context.close();
+			start(TestRedis.standalone().host(), TestRedis.standalone().port(),
+					"management.endpoints.web.exposure.include=health", shown);
+			Response health = get("/actuator/health/lockstep");
+			assertThat(health.status()).as(shown).isEqualTo(200);
+			assertThat(health.body()).as(shown).contains("\"status\":\"UP\"");
+		}
+	}
+
 	@Test
 	void healthReportsLostLocksWhileUpAndGoesDownWhenRedisStops() throws Exception {
 		try (RedisServer redis = RedisServer.start()) {

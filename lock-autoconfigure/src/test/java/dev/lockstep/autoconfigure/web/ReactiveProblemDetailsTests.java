@@ -73,8 +73,8 @@ class ReactiveProblemDetailsTests {
 		}
 		assertThat(get("/work?id=flux-secret").statusCode()).isEqualTo(200);
 		HttpResponse<String> badKey = get("/work");
-		assertThat(badKey.statusCode()).isEqualTo(500);
-		assertThat(badKey.body()).contains("\"status\":500").doesNotContain("#id");
+		assertThat(badKey.statusCode()).isEqualTo(400);
+		assertThat(badKey.body()).contains("\"status\":400").doesNotContain("#id");
 	}
 
 	@Test

@@ -76,11 +76,11 @@ public final class KeyExpression {
 				variables.add(names[i]);
 			}
 		}
-		check(expression.getAST(), text, source, variables);
+		check(expression.getAST(), text, source, variables, names != null);
 		return new KeyExpression(text, source, expression, names);
 	}
 
-	private static void check(SpelNode node, String text, String source, Set<String> variables) {
+	private static void check(SpelNode node, String text, String source, Set<String> variables, boolean named) {
 		String forbidden = null;
 		if (node instanceof TypeReference) {
 			forbidden = "a type reference (T(...))";
@@ -106,11 +106,13 @@ public final class KeyExpression {
 			if (!name.equals("this") && !name.equals("root") && !variables.contains(name)) {
 				throw new IllegalStateException(source + ": key expression '" + text + "' refers to #" + name
 						+ ", which is not a parameter; parameters are " + variables
-						+ " (compile with -parameters to refer to them by name)");
+						// the hint only where it helps: with the names compiled in, the name is simply wrong
+						+ (named ? "" : " (its class was compiled without -parameters: compile with it to refer to "
+								+ "them by name)"));
 			}
 		}
 		for (int i = 0; i < node.getChildCount(); i++) {
-			check(node.getChild(i), text, source, variables);
+			check(node.getChild(i), text, source, variables, named);
 		}
 	}
 

@@ -71,6 +71,24 @@ class KeyExpressionTests {
 			.withMessageContaining("does not parse");
 	}
 
+	/**
+	 * The hint to compile with {@code -parameters} only when the names were missing: this class is
+	 * compiled with them, the JDK's own classes without (their names are not in the class files).
+	 */
+	@Test
+	void aMissingParameterHintsAtDashParametersOnlyWhenTheNamesWereNotCompiledIn() throws Exception {
+		assertThat(target().getParameters()[0].isNamePresent()).as("this class compiled with -parameters").isTrue();
+		assertThatIllegalStateException().isThrownBy(() -> KeyExpression.parse("#tenant", target(), "test"))
+			.withMessage("test: key expression '#tenant' refers to #tenant, which is not a parameter; parameters are "
+					+ "[p0, a0, request, p1, a1, order, p2, a2, tags, p3, a3, text]");
+		Method withoutNames = String.class.getMethod("substring", int.class, int.class);
+		assertThat(withoutNames.getParameters()[0].isNamePresent()).as("the JDK compiled without -parameters").isFalse();
+		assertThatIllegalStateException().isThrownBy(() -> KeyExpression.parse("#beginIndex", withoutNames, "test"))
+			.withMessage("test: key expression '#beginIndex' refers to #beginIndex, which is not a parameter; parameters "
+					+ "are [p0, a0, p1, a1] (its class was compiled without -parameters: compile with "
+					+ "it to refer to them by name)");
+	}
+
 	@Test
 	void staticMethodsAndClassObjectsAreOutOfReachAtRuntime() throws Exception {
 		Object[] args = { new ImportRequest("t1", "E7"), new Order(42), List.of(), "Hello" };
