@@ -392,17 +392,6 @@ final class LockEngine {
 		}
 	}
 
-
-	/** Makes an acquisition usable; {@code onThread}: recorded as the current thread's (not for a pipeline's). */
-
-
-
-
-
-
-
-
-
 	/**
 	 * Undoes, in the background, whatever a failed or interrupted attempt may have left in Redis:
 	 * its queue entry, and the lock if it was taken ({@code token}, when known) or handed over.
