@@ -139,8 +139,11 @@ class ReplayedCounterCallTests {
 		Thread.sleep(1_500);
 		this.proxy.cutAll();
 		this.proxy.heal();
-		// the connection is back (a reconnect sends again whatever it would)
-		assertThat(cutOff.current("signup:e5")).isEqualTo(1);
+		// the connection is back (a reconnect sends again whatever it would); until Lettuce has
+		// reconnected, calls fail at once
+		await().atMost(Duration.ofSeconds(10))
+			.ignoreException(dev.lockstep.LockUnavailableException.class)
+			.until(() -> cutOff.current("signup:e5") == 1);
 		Thread.sleep(500);
 		assertThat(healthy.current("signup:e5")).as("count after one increment that timed out").isEqualTo(1);
 	}
