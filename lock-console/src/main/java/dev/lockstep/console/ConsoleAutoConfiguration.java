@@ -11,6 +11,7 @@ import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
+import org.springframework.context.annotation.ImportRuntimeHints;
 import org.springframework.core.env.Environment;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
@@ -40,6 +41,7 @@ import dev.lockstep.internal.redis.RedisProbe;
 @ConditionalOnBean({ RedisConnectionFactory.class, LockstepInstanceId.class })
 @ConditionalOnBooleanProperty(name = "lockstep.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(ConsoleProperties.class)
+@ImportRuntimeHints(ConsoleHints.class)
 public final class ConsoleAutoConfiguration {
 
 	static final String SECURITY_CLASS = "org.springframework.security.config.annotation.web.builders.HttpSecurity";

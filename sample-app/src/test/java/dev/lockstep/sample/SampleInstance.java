@@ -33,9 +33,16 @@ final class SampleInstance implements AutoCloseable {
 
 	/** Starts the jar with {@code --sample.instance-id=id --server.port=0} followed by {@code args}. */
 	static SampleInstance start(Path jar, String id, List<String> args) {
+		return start(jar, id, List.of(), args);
+	}
+
+	/** As {@link #start(Path, String, List)}, the JVM also given {@code jvmOptions} ({@code -Dspring.aot.enabled=true}). */
+	static SampleInstance start(Path jar, String id, List<String> jvmOptions, List<String> args) {
 		List<String> all = new ArrayList<>(List.of("--sample.instance-id=" + id, "--server.port=0"));
 		all.addAll(args);
-		return new SampleInstance(id, JavaProcess.startJar("sample-" + id, jar, JVM_OPTIONS, all.toArray(String[]::new)));
+		List<String> options = new ArrayList<>(JVM_OPTIONS);
+		options.addAll(jvmOptions);
+		return new SampleInstance(id, JavaProcess.startJar("sample-" + id, jar, options, all.toArray(String[]::new)));
 	}
 
 	/** Waits until the application has started and learns its port. */

@@ -11,6 +11,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.ImportRuntimeHints;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
@@ -36,6 +37,7 @@ import dev.lockstep.ratelimit.RedisRateLimiter;
 		SerialQueueAutoConfiguration.class, RateLimitAutoConfiguration.class, CountersAutoConfiguration.class })
 @ConditionalOnClass(name = "org.springframework.boot.actuate.endpoint.annotation.Endpoint")
 @ConditionalOnBean(LockService.class)
+@ImportRuntimeHints(ActuatorHints.class)
 public final class LockstepEndpointAutoConfiguration {
 
 	/** How far back the endpoint and the health contributor count lost locks. */

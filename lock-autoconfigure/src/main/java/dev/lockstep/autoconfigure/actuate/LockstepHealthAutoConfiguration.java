@@ -7,6 +7,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.ImportRuntimeHints;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 
 import dev.lockstep.JobGuardRegistry;
@@ -22,6 +23,7 @@ import dev.lockstep.autoconfigure.job.JobGuardAutoConfiguration;
 @AutoConfiguration(after = { LockstepAutoConfiguration.class, JobGuardAutoConfiguration.class })
 @ConditionalOnClass(name = "org.springframework.boot.health.contributor.AbstractHealthIndicator")
 @ConditionalOnBean(LockService.class)
+@ImportRuntimeHints(ActuatorHints.class)
 public final class LockstepHealthAutoConfiguration {
 
 	@Bean
