@@ -393,15 +393,16 @@ class SampleAppIT {
 		HeadlessBrowser browser = HeadlessBrowser.find().orElse(null);
 		assumeTrue(browser != null, "no Chromium on the PATH (apt-get install chromium, or set CHROMIUM): the console's JSON is checked above");
 		Group group = new Group("acme", "browser");
-		// held past the group wait (6 s), so that the waiter is still waiting while the page renders, then gives up
-		CompletableFuture<Reply> holder = importAsync(this.a, group, "browser-1", GROUP_WAIT.toMillis() + 4000);
+		// held well past the group wait (6 s) after the waiter joins, so that the waiter is still waiting
+		// while the page renders, then gives up
+		CompletableFuture<Reply> holder = importAsync(this.a, group, "browser-1", GROUP_WAIT.toMillis() + 10_000);
 		awaitJoined(group, 1);
-		CompletableFuture<Reply> waiter = importAsync(this.a, group, "browser-2", 0);
-		awaitJoined(group, 2);
-
 		// a's heartbeat record (every second here) tells the cluster what a holds
 		await("the lock a holds in b's console", () -> SampleHttp.get(this.b.uri("/lockstep/api/cluster")).json().get("locks")
 			.toString().contains("acme"));
+		// the waiter joins only now: its group wait starts after the wait for the heartbeat, however long that took
+		CompletableFuture<Reply> waiter = importAsync(this.a, group, "browser-2", 0);
+		awaitJoined(group, 2);
 		String dom = browser.render(this.b.uri("/lockstep/"), Duration.ofSeconds(3));
 
 		assertThat(dom).as("read by b").contains("(this one)").contains("data-loaded=");
