@@ -164,7 +164,8 @@ class JobProtocolPropertyTests {
 		return simulation.now < simulation.slots * PERIOD;
 	}
 
-	private static Action.Independent<Simulation> advance() {
+	/** An action that may come while slots remain to fire, its steps drawn from {@code transformers}. */
+	private static Action.Independent<Simulation> whileSlotsRemain(Arbitrary<Transformer<Simulation>> transformers) {
 		return new Action.Independent<>() {
 			@Override
 			public boolean precondition(Simulation simulation) {
@@ -173,59 +174,33 @@ class JobProtocolPropertyTests {
 
 			@Override
 			public Arbitrary<Transformer<Simulation>> transformer() {
-				return Arbitraries.integers().between(1, 12).map((periods) -> Transformer.mutate(
-						periods + " periods pass", (Simulation simulation) -> simulation.advance(periods)));
+				return transformers;
 			}
 		};
+	}
+
+	private static Action.Independent<Simulation> advance() {
+		return whileSlotsRemain(Arbitraries.integers().between(1, 12).map((periods) -> Transformer.mutate(
+				periods + " periods pass", (Simulation simulation) -> simulation.advance(periods))));
 	}
 
 	private static Action.Independent<Simulation> loseData() {
-		return new Action.Independent<>() {
-			@Override
-			public boolean precondition(Simulation simulation) {
-				return going(simulation);
-			}
-
-			@Override
-			public Arbitrary<Transformer<Simulation>> transformer() {
-				return Arbitraries.of(false, true).map((restart) -> Transformer.mutate(
-						restart ? "Redis restarts without its data" : "FLUSHALL",
-						(Simulation simulation) -> simulation.loseData(restart)));
-			}
-		};
+		return whileSlotsRemain(Arbitraries.of(false, true).map((restart) -> Transformer.mutate(
+				restart ? "Redis restarts without its data" : "FLUSHALL",
+				(Simulation simulation) -> simulation.loseData(restart))));
 	}
 
 	private static Action.Independent<Simulation> replayNextClaim() {
-		return new Action.Independent<>() {
-			@Override
-			public boolean precondition(Simulation simulation) {
-				return going(simulation);
-			}
-
-			@Override
-			public Arbitrary<Transformer<Simulation>> transformer() {
-				return Arbitraries.of(false, true).map((acrossLoss) -> Transformer.mutate(
-						acrossLoss ? "the next claim's reply is lost, Redis loses its data, the claim is sent again"
-								: "the next claim's reply is lost and the claim sent again",
-						(Simulation simulation) -> simulation.replayNextClaim(acrossLoss)));
-			}
-		};
+		return whileSlotsRemain(Arbitraries.of(false, true).map((acrossLoss) -> Transformer.mutate(
+				acrossLoss ? "the next claim's reply is lost, Redis loses its data, the claim is sent again"
+						: "the next claim's reply is lost and the claim sent again",
+				(Simulation simulation) -> simulation.replayNextClaim(acrossLoss))));
 	}
 
 	private static Action.Independent<Simulation> jumpClock() {
-		return new Action.Independent<>() {
-			@Override
-			public boolean precondition(Simulation simulation) {
-				return going(simulation);
-			}
-
-			@Override
-			public Arbitrary<Transformer<Simulation>> transformer() {
-				return Arbitraries.integers().between(0, 7).flatMap((which) -> Arbitraries.of(-4, -2, -1, 1, 2, 4)
-					.map((halves) -> Transformer.mutate("instance " + which + "'s clock jumps by " + halves
-							+ " half tolerances", (Simulation simulation) -> simulation.jumpClock(which, halves))));
-			}
-		};
+		return whileSlotsRemain(Arbitraries.integers().between(0, 7).flatMap((which) -> Arbitraries.of(-4, -2, -1, 1, 2, 4)
+			.map((halves) -> Transformer.mutate("instance " + which + "'s clock jumps by " + halves + " half tolerances",
+					(Simulation simulation) -> simulation.jumpClock(which, halves)))));
 	}
 
 	/**

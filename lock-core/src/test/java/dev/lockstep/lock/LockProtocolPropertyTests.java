@@ -26,10 +26,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
-
-import dev.lockstep.internal.redis.RedisScripts;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
@@ -71,9 +68,7 @@ class LockProtocolPropertyTests {
 
 	private static final long QUEUE_TTL_MS = 2_000;
 
-	private static LettuceConnectionFactory factory;
-
-	private static RedisScripts redis;
+	private static ScriptRedis connection;
 
 	private static LockScripts scripts;
 
@@ -104,21 +99,14 @@ class LockProtocolPropertyTests {
 	}
 
 	private static void open() {
-		factory = RedisConnections.standalone();
-		redis = new RedisScripts(factory);
-		prefix = RedisConnections.uniquePrefix();
-		scripts = new LockScripts(redis, prefix + "wake:");
-		template = new StringRedisTemplate(factory);
-		template.afterPropertiesSet();
+		connection = new ScriptRedis();
+		scripts = connection.scripts();
+		template = connection.template();
+		prefix = connection.prefix();
 	}
 
 	private static void shut() {
-		List<String> keys = RedisConnections.keys(template, prefix);
-		if (!keys.isEmpty()) {
-			template.delete(keys);
-		}
-		redis.close();
-		factory.destroy();
+		connection.close();
 	}
 
 	@Property(afterFailure = AfterFailureMode.SAMPLE_FIRST)

@@ -1,8 +1,5 @@
 package dev.lockstep.integration;
 
-import java.util.List;
-import java.util.Set;
-
 import com.tngtech.archunit.lang.ArchRule;
 import org.junit.jupiter.api.Test;
 
@@ -10,16 +7,10 @@ import dev.lockstep.testing.ImportRules;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/**
- * The adapter stands on the {@code LockService} API (ARCHITECTURE.md): the API package, the
- * auto-configuration it follows, and of lock-core's internals only {@code PrefixedLocks} and
- * {@code ThreadHolds}; never the lock engine or its scripts.
- */
+/** This adapter stands on the {@code LockService} API (ARCHITECTURE.md; see {@link ImportRules#adapterImports}). */
 class AdapterImportRulesTests {
 
-	static final ArchRule ADAPTER = ImportRules.onlyImports("dev.lockstep.integration..",
-			List.of("dev.lockstep", "dev.lockstep.autoconfigure.."),
-			Set.of("dev.lockstep.internal.PrefixedLocks", "dev.lockstep.internal.ThreadHolds"));
+	static final ArchRule ADAPTER = ImportRules.adapterImports("dev.lockstep.integration..");
 
 	@Test
 	void theAdapterDoesNotTouchTheEngine() {

@@ -58,6 +58,16 @@ public final class ImportRules {
 		return onlyImports(pkg, List.of(allowed), Set.of());
 	}
 
+	/**
+	 * An adapter's package stands on the {@code LockService} API: the API package, the
+	 * auto-configuration it follows, and of lock-core's internals only {@code PrefixedLocks} and
+	 * {@code ThreadHolds}; never the lock engine or its scripts.
+	 */
+	public static ArchRule adapterImports(String adapterPackage) {
+		return onlyImports(adapterPackage, List.of("dev.lockstep", "dev.lockstep.autoconfigure.."),
+				Set.of("dev.lockstep.internal.PrefixedLocks", "dev.lockstep.internal.ThreadHolds"));
+	}
+
 	/** Whether {@code rule} sees a violation in {@code classes}: a control that the rule can fail. */
 	public static boolean seesViolationIn(ArchRule rule, Class<?>... classes) {
 		return rule.evaluate(new ClassFileImporter().importClasses(classes)).hasViolation();
